@@ -56,7 +56,7 @@ func IsEnvFile(p string) bool {
 }
 
 const (
-	whyDelete    = "recursive delete of /, the home directory or a system directory is never allowed"
+	whyDelete    = "recursive delete of /, the home directory, a system directory or a registry hive or top-level key is never allowed"
 	whyFind      = "deleting from /, the home directory or a system directory with find is never allowed"
 	whyMove      = "moving away /, the home directory or a system directory is never allowed"
 	whyChmod     = "changing owner or mode of /, the home directory or a system directory recursively is never allowed"

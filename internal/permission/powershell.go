@@ -82,6 +82,9 @@ func (r *reader) psScript(src string, x *runCtx) input {
 		r.out.unclear = true
 		return input{kind: inUnknown}
 	}
+	if psShadowDelete().MatchString(src) { // Get-WmiObject Win32_ShadowCopy | Remove-WmiObject, in a variable too
+		r.run([]arg{{text: "vssadmin"}, {text: "delete"}, {text: "shadows"}}, &runCtx{sc: x.sc.clone(), layers: x.layers})
+	}
 	l := &psLex{r: r, src: src, x: x}
 	out := input{kind: inUnknown}
 	for l.i < len(l.src) {
@@ -628,9 +631,6 @@ func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
 			r.cmdScript(line.text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
 		}
 	}
-	if psShadowDelete().MatchString(text) { // Get-WmiObject Win32_ShadowCopy | Remove-WmiObject
-		r.run([]arg{{text: "vssadmin"}, {text: "delete"}, {text: "shadows"}}, &runCtx{sc: x.sc.clone(), layers: x.layers})
-	}
 	in := x.stdin
 	for i, c := range pipe {
 		y := &runCtx{sc: x.sc, stdin: in, redirs: c.redirs, layers: x.layers, opaque: x.opaque}
@@ -803,15 +803,15 @@ var (
 	psQuoted   = lazyRE(`'[^']*'|"[^"]*"`)
 )
 
-// psShadowDelete: shadow copies deleted by WMI or CIM (the pipeline's
-// Remove-WmiObject, Remove-CimInstance or .Delete()).
-var psShadowDelete = lazyRE(`(?i)win32_shadowcopy\b.*(remove-(wmiobject|ciminstance)|\brwmi\b|\brcim\b|\.delete\s*\()`)
+// psShadowDelete: shadow copies deleted by WMI or CIM (Remove-WmiObject,
+// Remove-CimInstance or .Delete() after naming them).
+var psShadowDelete = lazyRE(`(?is)win32_shadowcopy\b.*(remove-(wmiobject|ciminstance)|\brwmi\b|\brcim\b|\.delete\s*\()`)
 
 var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
 
 // psMethod is a static .NET call ([Type]::Name( : m[1] the type) or an
 // instance call that runs or changes something.
-var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
+var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete\w*|setvalue|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
 
 // psSafeTypes are the .NET types whose static calls only compute.
 var psSafeTypes = set("io.path", "math", "string", "datetime", "convert", "regex", "guid", "timespan", "text.encoding", "char", "int", "version", "uri", "bitconverter")

@@ -75,7 +75,7 @@ func regProtected(p string, recursive bool) bool {
 
 const (
 	whyRecovery   = "deleting shadow copies or backups, wiping free space or changing the boot configuration is never allowed (ransomware does it first)"
-	whyExecPolicy = "turning off PowerShell's execution policy (Unrestricted, Bypass) is never allowed"
+	whyExecPolicy = "turning off PowerShell's execution policy (Unrestricted, Bypass) or Defender's monitoring is never allowed"
 	whyDistro     = "unregistering a WSL distribution (its whole file system) is never allowed"
 )
 
@@ -93,6 +93,8 @@ var winDenied = []winDeny{
 	{"fsutil", "usn deletejournal", whyRecovery},
 	{"diskpart", "", whyDevice}, // its script (/s FILE, stdin) is one hub cannot read
 	{"set-executionpolicy", "unrestricted|bypass|0|4", whyExecPolicy},
+	{"set-mppreference", "-disable* true|1", whyExecPolicy}, // Defender's real-time, script, behaviour monitoring off
+	{"set-mppreference", "-disable*:true|-disable*:1", whyExecPolicy},
 	{"wsl", "--unregister", whyDistro},
 	{"wslconfig", "/unregister|/u", whyDistro},
 	{"mshta", "*://*", whyDownload},
@@ -146,12 +148,14 @@ var winReadAs = map[string]string{
 	"certutil -decodehex":         "cp $1 $2",
 	"bitsadmin -transfer":         "wget -O $3 $2",
 	"bitsadmin -addfile":          "wget -O $3 $2",
-	"bitsadmin -setnotifycmdline": "cmd /c $2 $3?",
+	"bitsadmin -setnotifycmdline": "$2 $3?", // the program a job runs as it ends, with its command line
 	"reg delete":                  "rm -r $K",
 	"reg restore":                 "rm -r $K",
 	"reg add":                     "touch $K",
 	"reg load":                    "touch $K",
 	"reg import":                  "touch $?",
+	"regedit":                     "touch $?", // regedit /s FILE imports it as reg import does
+	"regini":                      "touch $?",
 	"reg copy":                    "cp -r $K $2",
 	"reg export":                  "cp $K $2",
 	"reg save":                    "cp $K $2",

@@ -7,6 +7,29 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
+// What Windows administration writes where hub cannot name it (a .reg
+// file's keys, a .NET registry call, an execution policy from a variable)
+// is asked every time.
+func TestWinAdmin_Unclear(t *testing.T) {
+	for _, tt := range []struct {
+		line    string
+		unclear bool
+	}{
+		{"reg import evil.reg", true},
+		{"regedit /s evil.reg", true},
+		{"regini keys.txt", true},
+		{`pwsh -c '[Microsoft.Win32.Registry]::CurrentUser.DeleteSubKeyTree("Software")'`, true},
+		{`pwsh -c '$k = Get-Item HKCU:\Software; $k.DeleteSubKey("x")'`, true},
+		{`pwsh -c 'Set-ExecutionPolicy -ExecutionPolicy $p'`, true},
+		{`reg export 'HKCU\Software\MyApp' myapp.reg`, false},
+		{`pwsh -c 'Set-ExecutionPolicy RemoteSigned -Scope CurrentUser'`, false},
+	} {
+		if got := readLine(tt.line, []string{defaultShapeCwd}).unclear; got != tt.unclear {
+			t.Errorf("%q: unclear %v, want %v", tt.line, got, tt.unclear)
+		}
+	}
+}
+
 // A write that runs at the next shell or login (PowerShell's profiles and
 // modules, the Startup folder, a launch agent, a registry Run key) is
 // asked every time, as one to ~/.bashrc is, even in a session whose
