@@ -183,7 +183,7 @@ func (r *reader) winRead(argv []arg) ([]arg, bool) {
 	prog := progName(argv[0].text)
 	tmpl, ok := winReadAs[prog]
 	verb := 0
-	for i := 1; i < len(argv) && !ok; i++ {
+	for i := 1; i < len(argv) && !ok && (i == 1 || strings.HasPrefix(word(i), " -")); i++ { // a switch verb may follow others
 		if tmpl, ok = winReadAs[prog+word(i)+word(i+1)]; ok {
 			verb = i + 1
 		} else if tmpl, ok = winReadAs[prog+word(i)]; ok {
