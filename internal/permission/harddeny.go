@@ -56,7 +56,7 @@ func IsEnvFile(p string) bool {
 }
 
 const (
-	whyDelete    = "recursive delete of /, the home directory or a system directory is never allowed"
+	whyDelete    = "recursive delete of /, the home directory, a system directory or a registry hive or top-level key is never allowed"
 	whyFind      = "deleting from /, the home directory or a system directory with find is never allowed"
 	whyMove      = "moving away /, the home directory or a system directory is never allowed"
 	whyChmod     = "changing owner or mode of /, the home directory or a system directory recursively is never allowed"
@@ -97,6 +97,11 @@ var denyRules = []denyRule{
 	{"home work tree", whyCredWrite, plantsHome},
 	{"credential hard link", whyCredLink, linksCredStore},
 	{"force push", whyForcePush, forcePushMain},
+	{"windows recovery", whyRecovery, winRule(whyRecovery)}, // winDenied: vssadmin delete shadows, bcdedit /set, …
+	{"windows disk", whyDevice, winRule(whyDevice)},
+	{"execution policy", whyExecPolicy, winRule(whyExecPolicy)},
+	{"wsl unregister", whyDistro, winRule(whyDistro)},
+	{"code from a URL", whyDownload, winRule(whyDownload)},
 }
 
 // check is one call under the rules; a rule that cannot tell (a dynamic
@@ -911,7 +916,7 @@ func (k *check) downloads() {
 	case runner && c.stdin.dl:
 		r.setDeny(whyPipe)
 	case runner && slices.ContainsFunc(c.argv[1:], func(a arg) bool { return a.download || r.isDownloaded(a) }),
-		prog != "" && r.downloaded[path.Base(c.argv[0].text)],
+		prog != "" && r.downloaded[path.Base(strings.ReplaceAll(c.argv[0].text, `\`, "/"))], // .\a.exe, C:\x\a.exe
 		r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")):
 		r.setDeny(whyDownload)
 	}

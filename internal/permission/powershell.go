@@ -82,6 +82,9 @@ func (r *reader) psScript(src string, x *runCtx) input {
 		r.out.unclear = true
 		return input{kind: inUnknown}
 	}
+	if psShadowDelete().MatchString(src) { // Get-WmiObject Win32_ShadowCopy | Remove-WmiObject, in a variable too
+		r.run([]arg{{text: "vssadmin"}, {text: "delete"}, {text: "shadows"}}, &runCtx{sc: x.sc.clone(), layers: x.layers})
+	}
 	l := &psLex{r: r, src: src, x: x}
 	out := input{kind: inUnknown}
 	for l.i < len(l.src) {
@@ -518,6 +521,8 @@ func (r *reader) psVar(name string, sc *scope) arg {
 	switch name {
 	case "home":
 		return arg{text: r.home}
+	case "profile": // its .CurrentUserAllHosts and the others lie in the same directory, kept as ~/.bashrc is (startupDirs)
+		return arg{text: r.home + "/Documents/PowerShell/Microsoft.PowerShell_profile.ps1"}
 	case "pwd":
 		return r.winVar("cd", sc)
 	case "null", "false":
@@ -778,6 +783,7 @@ func winPath(a arg) arg {
 	if m := winAdminShare().FindStringSubmatchIndex(a.text); m != nil {
 		a.text = a.text[m[2]:m[3]] + ":/" + a.text[m[1]:]
 	}
+	a.text, _ = regPath(a.text, false) // HKCU:\Software, Registry::HKEY_CURRENT_USER\Software
 	return a
 }
 
@@ -797,11 +803,15 @@ var (
 	psQuoted   = lazyRE(`'[^']*'|"[^"]*"`)
 )
 
+// psShadowDelete: shadow copies deleted by WMI or CIM (Remove-WmiObject,
+// Remove-CimInstance or .Delete() after naming them).
+var psShadowDelete = lazyRE(`(?is)win32_shadowcopy\b.*(remove-(wmiobject|ciminstance)|\brwmi\b|\brcim\b|\.delete\s*\()`)
+
 var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
 
 // psMethod is a static .NET call ([Type]::Name( : m[1] the type) or an
 // instance call that runs or changes something.
-var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
+var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete\w*|setvalue|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
 
 // psSafeTypes are the .NET types whose static calls only compute.
 var psSafeTypes = set("io.path", "math", "string", "datetime", "convert", "regex", "guid", "timespan", "text.encoding", "char", "int", "version", "uri", "bitconverter")
@@ -843,7 +853,8 @@ func (r *reader) psExpr(text string, x *runCtx) {
 // "Name" a switch, "Name=-x" a switch read as -x, "Name:" a value,
 // "Name:+" a value read as an operand, "Name:-o" one read as -o VALUE,
 // "Name@" a positional one read as an operand (in order; "Name@-d" as
-// -d VALUE, "Name@_" dropped). Aliases of a parameter follow it after /.
+// -d VALUE, "Name@_" dropped, "Name@/" a child of each operand). Aliases
+// of a parameter follow it after /.
 var psCmdlets = map[string]string{
 	"remove-item":        "rm -r|Path@ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Recurse Force=-f Credential: Stream:",
 	"clear-content":      "truncate -s 0|Path@ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force Credential: Stream:",
@@ -874,6 +885,14 @@ var psCmdlets = map[string]string{
 	"remove-partition":   "mkfs|DiskNumber@ PartitionNumber@",
 	"stop-computer":      "shutdown|",
 	"restart-computer":   "shutdown -r|",
+
+	"remove-physicaldisk": "mkfs|", "reset-physicaldisk": "mkfs|", "remove-virtualdisk": "mkfs|", "remove-storagepool": "mkfs|",
+	// a registry value is its key's child: Remove-ItemProperty HKLM:\SYSTEM\X -Name Start is rm /hkey_local_machine/system/x/start
+	"remove-itemproperty": "rm|Path@ Name@/ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force Credential:",
+	"clear-itemproperty":  "truncate -s 0|Path@ Name@/ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force PassThru Credential:",
+	"set-itemproperty":    "touch|Path@ Name@/ Value@_ LiteralPath:+/PSPath/LP Type: PassThru Force Filter: Include: Exclude: Credential: InputObject:",
+	"new-itemproperty":    "touch|Path@ Name@/ Value:_ PropertyType:/Type LiteralPath:+/PSPath/LP Force Filter: Include: Exclude: Credential:",
+	"set-executionpolicy": "set-executionpolicy|ExecutionPolicy@ Scope@_ Force",
 }
 
 var psAliases = map[string]string{
@@ -884,7 +903,8 @@ var psAliases = map[string]string{
 	"pushd": "push-location", "popd": "pop-location", "gci": "get-childitem", "ls": "get-childitem", "dir": "get-childitem",
 	"gi": "get-item", "gc": "get-content", "cat": "get-content", "type": "get-content", "echo": "write-output", "write": "write-output",
 	"iex": "invoke-expression", "iwr": "invoke-webrequest", "curl": "invoke-webrequest", "wget": "invoke-webrequest",
-	"irm": "invoke-restmethod", "saps": "start-process", "start": "start-process",
+	"irm": "invoke-restmethod", "saps": "start-process", "start": "start-process", "rp": "remove-itemproperty", "clp": "clear-itemproperty",
+	"sp": "set-itemproperty",
 }
 
 // psRunners are the cmdlets that run code they are given: an "always"
@@ -992,7 +1012,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 			argv = append(argv, arg{text: p.flag})
 		case p.flag == "+":
 			ops = append(ops, val...)
-		case p.flag != "" && p.flag != "_":
+		case p.flag != "" && p.flag != "_" && p.flag != "/":
 			for _, v := range val {
 				argv = append(argv, arg{text: p.flag}, psPath(v, r.home))
 			}
@@ -1003,6 +1023,17 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 	}
 	for i := range ops {
 		ops[i] = psPath(ops[i], r.home)
+	}
+	for _, p := range ps {
+		if kids := named[p.names[0]]; p.flag == "/" && len(kids) > 0 { // Name@/: each a child of each operand
+			var in []arg
+			for _, o := range ops {
+				for _, c := range kids {
+					in = append(in, arg{text: o.text + "/" + c.text, dynamic: o.dynamic || c.dynamic, glob: o.glob || strings.ContainsAny(c.text, "*?[")})
+				}
+			}
+			ops = in
+		}
 	}
 	switch argv[0].text {
 	case "new-item":

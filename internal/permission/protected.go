@@ -110,7 +110,7 @@ func names(part, long string) bool {
 
 // protected reports whether deleting p (recursively or not) is refused.
 func (r *reader) protected(p string, recursive bool) bool {
-	if inSystemTree(p) || r.inCredStore(p, recursive) {
+	if inSystemTree(p) || r.inCredStore(p, recursive) || regProtected(p, recursive) {
 		return true
 	}
 	if !recursive {
@@ -206,7 +206,7 @@ func (r *reader) homeOf(p string) (home, rel string) {
 // credential store.
 func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	prefix := literalPrefix(pattern)
-	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix, false)) {
+	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix, false) || regProtected(prefix, false)) {
 		return true
 	}
 	homes := []string{r.home, "/root", "/home/user", "/Users/user", "/c/Users/user"}
@@ -257,7 +257,8 @@ func literalPrefix(pattern string) string {
 func candidates(homes []string) []string {
 	out := []string{"/", "/usr/lib", "/usr/bin", "/usr/sbin", "/usr/share", "/usr/include", "/usr/lib64", "/usr/local",
 		"/var/lib", "/var/log", "/var/db", "/etc/ssl", "/etc/passwd", "/private/etc", "/home/user", "/Users/user"}
-	out = slices.AppendSeq(out, maps.Keys(topLevel))
+	out = slices.AppendSeq(slices.AppendSeq(out, maps.Keys(topLevel)), maps.Keys(regKeys))
+	out = append(out, regTrees...)
 	for _, h := range homes {
 		out = append(out, h)
 		for d := range homeDirs {

@@ -257,7 +257,8 @@ func destructive(argv []string) bool {
 	prog := progName(argv[0])
 	args := argv[1:]
 	switch {
-	case destructivePrograms[prog], strings.HasPrefix(prog, "mkfs"), destructivePrograms[psProgram(argv[0])], winExes[strings.TrimSuffix(prog, ".com")], prog == "mklink": // robocopy's /MIR looks like a path to the shape
+	case destructivePrograms[prog], strings.HasPrefix(prog, "mkfs"), destructivePrograms[psProgram(argv[0])], winExes[strings.TrimSuffix(prog, ".com")], prog == "mklink", // robocopy's /MIR looks like a path to the shape
+		slices.ContainsFunc(winDenied, func(d winDeny) bool { return d.prog == prog }): // so does msiexec's /x, bcdedit's /set
 		return true
 	case prog == "chmod", prog == "chown", prog == "chgrp":
 		return hasFlag(args, "-R", "--recursive")

@@ -197,9 +197,29 @@ func credStoreFile(p string) bool {
 		inCredentialDir(resolveLinks(p), resolveLinks(home))
 }
 
+// startupDirs are the folders of a home whose files run as a shell
+// starts or the user logs in, as a dotfile does (~/.bashrc): PowerShell's
+// profiles ($PROFILE) and modules, the Startup folder, macOS's launch
+// agents. In lower case, a pattern each name.
+var startupDirs = []string{"documents/powershell", "documents/windowspowershell", "onedrive*/documents/powershell",
+	"onedrive*/documents/windowspowershell", "appdata/roaming/microsoft/windows/start menu/programs/startup", "library/launchagents"}
+
+// startupFile reports rel (inside a home) in one of startupDirs.
+func startupFile(rel string) bool {
+	parts := winNames(rel)
+	return slices.ContainsFunc(startupDirs, func(d string) bool {
+		pat := strings.Split(d, "/")
+		return len(parts) >= len(pat) && !slices.ContainsFunc(pat, func(p string) bool {
+			ok, _ := path.Match(p, parts[slices.Index(pat, p)])
+			return !ok
+		})
+	})
+}
+
 // sensitivePath reports a file no "always" answer covers: a dotfile of the
-// home directory (~/.bashrc, ~/.ssh/…, ~/.config/…), a secret, or a file
-// outside the workspace cwd; by its path or by the file a symlink names.
+// home directory (~/.bashrc, ~/.ssh/…, ~/.config/…) or a file that runs as
+// one does (startupDirs), a secret, or a file outside the workspace cwd; by
+// its path or by the file a symlink names.
 func sensitivePath(p, cwd string) bool {
 	if p == unknownTarget {
 		return true
@@ -212,7 +232,7 @@ func sensitiveAt(p, home, cwd string) bool {
 	if secretAt(p, home) {
 		return true
 	}
-	if rel, ok := under(home, p); ok && rel != "." && strings.HasPrefix(filepath.ToSlash(rel), ".") {
+	if rel, ok := under(home, p); ok && rel != "." && (strings.HasPrefix(filepath.ToSlash(rel), ".") || startupFile(rel)) {
 		return true
 	}
 	if cwd == "" {

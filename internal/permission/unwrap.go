@@ -212,6 +212,10 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			argv = rest
 			continue
 		}
+		if as, ok := r.winRead(argv); ok { // reg delete KEY as rm -r, certutil -urlcache as wget, …
+			r.run(as, x.fork())
+			return r.final(argv, x)
+		}
 		r.toolRuns(name, argv[1:], x)
 		if words := texts(argv[:min(len(argv), 3)]); len(words) > 1 && (gitRunners[name+" "+words[1]] || len(words) > 2 && gitRunners[name+" "+words[1]+" "+words[2]]) {
 			r.gitRepoConfig(x, nil) // they run git here: its hooks, for the deny list and an always's key

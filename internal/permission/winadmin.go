@@ -1,0 +1,243 @@
+package permission
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Windows administration, as data: the registry read as a tree of paths
+// (/hkey_local_machine/system/…) so that the delete rules and the
+// "always" scopes apply to its keys as to files; the commands the deny
+// list refuses by their words (winDenied); and the programs read as the
+// commands they stand for (winReadAs: reg delete as rm -r, certutil
+// -urlcache as wget).
+
+// regHives are the registry's hives by every name PowerShell and reg.exe
+// give them.
+var regHives = map[string]string{
+	"hkcu": "hkey_current_user", "hklm": "hkey_local_machine", "hkcr": "hkey_classes_root", "hku": "hkey_users", "hkcc": "hkey_current_config",
+	"hkey_current_user": "hkey_current_user", "hkey_local_machine": "hkey_local_machine", "hkey_classes_root": "hkey_classes_root",
+	"hkey_users": "hkey_users", "hkey_current_config": "hkey_current_config",
+}
+
+// regKeys are the keys a recursive delete must never take: every hive, and
+// the keys Windows and every program keep their settings under (a user's
+// under HKEY_USERS\SID too).
+var regKeys = set("/hkey_current_user", "/hkey_local_machine", "/hkey_classes_root", "/hkey_users", "/hkey_current_config",
+	"/hkey_current_user/software", "/hkey_current_user/software/microsoft", "/hkey_current_user/software/classes",
+	"/hkey_current_user/software/policies", "/hkey_current_user/environment", "/hkey_current_user/control panel",
+	"/hkey_current_user/software/microsoft/windows", "/hkey_current_user/software/microsoft/windows/currentversion",
+	"/hkey_local_machine/software", "/hkey_local_machine/software/microsoft", "/hkey_local_machine/software/classes",
+	"/hkey_local_machine/software/policies", "/hkey_local_machine/software/wow6432node", "/hkey_local_machine/software/microsoft/windows",
+	"/hkey_local_machine/software/microsoft/windows nt", "/hkey_local_machine/software/microsoft/windows/currentversion")
+
+// regTrees are the registry's system trees: nothing in them is deleted
+// (the services and drivers, the accounts, the boot configuration).
+var regTrees = []string{"/hkey_local_machine/system", "/hkey_local_machine/sam", "/hkey_local_machine/security",
+	"/hkey_local_machine/bcd00000000", "/hkey_local_machine/hardware"}
+
+var (
+	regProvider = lazyRE(`(?i)^(?:microsoft\.powershell\.core/)?registry::/*([a-z_]+)(/.*)?$`)
+	regDrive    = lazyRE(`(?i)^(hk[a-z]{1,2}):/*(.*)$`)
+	regExeKey   = lazyRE(`(?i)^(?://[.]/)?(hk[a-z_]+)(/.*)?$`)
+)
+
+// regPath is a registry key as its path (HKCU:\Software and
+// Registry::HKEY_CURRENT_USER\Software are /hkey_current_user/software;
+// with exe, reg.exe's HKCU\Software too), in lower case as the registry
+// reads names; ok is false for anything else.
+func regPath(p string, exe bool) (string, bool) {
+	m := regProvider().FindStringSubmatch(p)
+	if m == nil {
+		m = regDrive().FindStringSubmatch(p)
+	}
+	if m == nil && exe {
+		m = regExeKey().FindStringSubmatch(p)
+	}
+	if m == nil || regHives[strings.ToLower(m[1])] == "" {
+		return p, false
+	}
+	return path.Clean("/" + regHives[strings.ToLower(m[1])] + "/" + strings.ToLower(m[2])), true
+}
+
+// regProtected reports a delete of a registry key the deny list refuses:
+// one of regKeys (recursive), anything in regTrees.
+func regProtected(p string, recursive bool) bool {
+	p = strings.ToLower(p)
+	if rest, ok := strings.CutPrefix(p, "/hkey_users/"); ok && strings.Contains(rest, "/") {
+		_, in, _ := strings.Cut(rest, "/")
+		p = "/hkey_current_user/" + in // HKEY_USERS\SID is that user's HKEY_CURRENT_USER
+	}
+	return recursive && regKeys[p] || slices.ContainsFunc(regTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
+}
+
+const (
+	whyRecovery   = "deleting shadow copies or backups, wiping free space or changing the boot configuration is never allowed (ransomware does it first)"
+	whyExecPolicy = "turning off PowerShell's execution policy (Unrestricted, Bypass) or Defender's monitoring is never allowed"
+	whyDistro     = "unregistering a WSL distribution (its whole file system) is never allowed"
+)
+
+// winDenied: Windows commands the deny list refuses, by their program and
+// the words (in order, any letter case, each a pattern with | between
+// alternatives; "" any call) that make them destructive.
+var winDenied = []winDeny{
+	{"vssadmin", "delete shadows", whyRecovery},
+	{"vssadmin", "resize shadowstorage", whyRecovery},
+	{"wmic", "shadowcopy|win32_shadowcopy delete", whyRecovery},
+	{"wbadmin", "delete", whyRecovery},
+	{"diskshadow", "", whyRecovery},
+	{"bcdedit", "/set|/delete|/deletevalue|/import|/create|/copy|/default|/bootsequence|/displayorder|/bootems|/ems|/debug|/bootdebug|/hypervisorsettings|/timeout|/toolsdisplayorder", whyRecovery},
+	{"cipher", "/w|/w:*", whyRecovery},
+	{"fsutil", "usn deletejournal", whyRecovery},
+	{"diskpart", "", whyDevice}, // its script (/s FILE, stdin) is one hub cannot read
+	{"set-executionpolicy", "unrestricted|bypass|0|4", whyExecPolicy},
+	{"set-mppreference", "-disable* true|1", whyExecPolicy}, // Defender's real-time, script, behaviour monitoring off
+	{"set-mppreference", "-disable*:true|-disable*:1", whyExecPolicy},
+	{"wsl", "--unregister", whyDistro},
+	{"wslconfig", "/unregister|/u", whyDistro},
+	{"mshta", "*://*", whyDownload},
+	{"regsvr32", "/i:*://*", whyDownload},
+	{"msiexec", "*://*", whyDownload},
+}
+
+type winDeny struct{ prog, words, why string }
+
+// winRule is the deny rule of winDenied's rows with this reason.
+func winRule(why string) func(k *check) bool {
+	return func(k *check) bool {
+		return slices.ContainsFunc(winDenied, func(d winDeny) bool {
+			return d.why == why && d.prog == k.c.prog() && k.winWords(strings.Fields(d.words))
+		})
+	}
+}
+
+// winWords reports the call's words holding each pattern in order; a word
+// only the shell knows makes the line unclear.
+func (k *check) winWords(pats []string) bool {
+	args := k.args()
+	for _, p := range pats {
+		i := slices.IndexFunc(args, func(a arg) bool {
+			return slices.ContainsFunc(strings.Split(p, "|"), func(alt string) bool {
+				ok, _ := path.Match(strings.ReplaceAll(alt, "/", "\x01"), strings.ReplaceAll(strings.ToLower(a.text), "/", "\x01")) // * across a URL's /
+				return ok
+			})
+		})
+		if i < 0 {
+			if anyDynamic(args) {
+				k.unknown()
+			}
+			return false
+		}
+		args = args[i+1:]
+	}
+	return true
+}
+
+// winReadAs: Windows programs read as the commands they stand for, by
+// their verb (a word, or a switch in - or / form, any letter case): $N is
+// the Nth operand after it (a switch's value is none), $N? one that may
+// be missing (then so is the option before it), $@ every operand, $K
+// reg.exe's key (with /v NAME, /ve or /va: its value), $? a file hub
+// cannot name.
+var winReadAs = map[string]string{
+	"certutil -urlcache":          "wget -O $2? $1",
+	"certutil -verifyctl":         "wget $1",
+	"certutil -decode":            "cp $1 $2",
+	"certutil -decodehex":         "cp $1 $2",
+	"bitsadmin -transfer":         "wget -O $3 $2",
+	"bitsadmin -addfile":          "wget -O $3 $2",
+	"bitsadmin -setnotifycmdline": "$2 $3?", // the program a job runs as it ends, with its command line
+	"reg delete":                  "rm -r $K",
+	"reg restore":                 "rm -r $K",
+	"reg add":                     "touch $K",
+	"reg load":                    "touch $K",
+	"reg import":                  "touch $?",
+	"regedit":                     "touch $?", // regedit /s FILE imports it as reg import does
+	"regini":                      "touch $?",
+	"reg copy":                    "cp -r $K $2",
+	"reg export":                  "cp $K $2",
+	"reg save":                    "cp $K $2",
+	"fsutil hardlink create":      "ln $2 $1",
+	"fsutil file setzerodata":     "truncate -s 0 $3",
+	"sdelete":                     "shred -r $@",
+	"sdelete64":                   "shred -r $@",
+}
+
+// winValued are the switches of winReadAs's programs that take a value.
+var winValued = set("/v", "/t", "/d", "/se", "/priority", "-config", "-user", "-p")
+
+// winRead is argv read as winReadAs says, if it names one.
+func (r *reader) winRead(argv []arg) ([]arg, bool) {
+	word := func(i int) string {
+		if i >= len(argv) {
+			return ""
+		}
+		w := strings.ToLower(argv[i].text)
+		if strings.HasPrefix(w, "/") {
+			w = "-" + w[1:]
+		}
+		return " " + w
+	}
+	prog := progName(argv[0].text)
+	tmpl, ok := winReadAs[prog]
+	verb := 0
+	for i := 1; i < len(argv) && !ok && (i == 1 || strings.HasPrefix(word(i), " -")); i++ { // a switch verb may follow others
+		if tmpl, ok = winReadAs[prog+word(i)+word(i+1)]; ok {
+			verb = i + 1
+		} else if tmpl, ok = winReadAs[prog+word(i)]; ok {
+			verb = i
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	var ops []arg
+	value := ""
+	for i := verb + 1; i < len(argv); i++ {
+		t := strings.ToLower(argv[i].text)
+		switch {
+		case t == "/v" && i+1 < len(argv):
+			value = "/" + strings.ToLower(argv[i+1].text)
+		case t == "/ve" || t == "/va":
+			value = map[string]string{"/ve": "/(default)", "/va": "/*"}[t]
+		}
+		switch {
+		case winValued[t]:
+			i++
+		case argv[i].dynamic || !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "-") || strings.ContainsAny(t, " \t") || strings.Contains(t[1:], "/"): // /c rd …, /home/x
+			ops = append(ops, argv[i])
+		}
+	}
+	var out []arg
+	for _, w := range strings.Fields(tmpl) {
+		n, opt := strings.CutSuffix(strings.TrimPrefix(w, "$"), "?")
+		switch idx, err := strconv.Atoi(n); {
+		case w == "$@":
+			for _, o := range ops {
+				out = append(out, psPath(o, r.home))
+			}
+		case w == "$?":
+			out = append(out, unknown)
+		case w == "$K" && len(ops) > 0:
+			k, ok := regPath(winPath(ops[0]).text, true)
+			if !ok && !ops[0].dynamic {
+				return nil, false // a remote key (\\HOST\HKLM\…): not this machine's
+			}
+			out = append(out, arg{text: k + value, dynamic: ops[0].dynamic, glob: value == "/*"})
+			if value != "" && out[0].text == "rm" {
+				out = slices.Delete(out, 1, 2) // a value, not a key's tree
+			}
+		case !strings.HasPrefix(w, "$"):
+			out = append(out, arg{text: w})
+		case err == nil && idx <= len(ops):
+			out = append(out, psPath(ops[idx-1], r.home))
+		case opt && len(out) > 0 && strings.HasPrefix(out[len(out)-1].text, "-"):
+			out = out[:len(out)-1]
+		case !opt:
+			return nil, false
+		}
+	}
+	return out, true
+}
