@@ -58,7 +58,8 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 			defer s.closeBridge()
 			ss := &session{srv: s, rec: &Record{Cwd: t.TempDir()}, seenTools: map[string]bool{}}
 			defer ss.endDelegates(true)
-			got := ss.delegateServers([]string{"root"})("helper")
+			helper, _ := reg.Get("helper")
+			got := ss.delegateServers([]adapters.Adapter{replay.New("")})(helper)
 			ss.mu.Lock()
 			hosts := len(ss.delegs)
 			ss.mu.Unlock()

@@ -110,6 +110,16 @@ type fakeAgent struct {
 	mcp               [][]adapters.MCPServer // each session's
 }
 
+// chainOf is a delegation chain of reg's agents by name.
+func chainOf(reg *adapters.Registry, names []string) []adapters.Adapter {
+	var out []adapters.Adapter
+	for _, n := range names {
+		a, _ := reg.Get(n)
+		out = append(out, a)
+	}
+	return out
+}
+
 func answers(name string) *fakeAgent {
 	return &fakeAgent{name: name, events: []adapters.Event{{Type: adapters.EventText, Text: name + " answered"},
 		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}}
@@ -250,7 +260,7 @@ func TestDelegate_FallsBackByTheRule(t *testing.T) {
 			for _, a := range tt.agents {
 				reg.Register(a)
 			}
-			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Chain: tt.chain,
+			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Chain: chainOf(reg, tt.chain),
 				Fallback: map[string][]string{"first": tt.fallback}, ProviderTimeout: time.Millisecond})
 			defer d.Close()
 			var steps []string
