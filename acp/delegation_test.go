@@ -36,20 +36,25 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 		tools []string // set: helper is a persona with these tools
 		depth int
 		hosts int
+		// fellBack: helper is a plain agent that took the turn of a
+		// persona with tools over, running as it
+		fellBack bool
 	}{
-		{"stdio", adapters.Capabilities{MCP: true}, nil, 2, 1},
-		{"http only", adapters.Capabilities{MCPHTTP: true}, nil, 2, 0},
-		{"none", adapters.Capabilities{}, nil, 2, 0},
-		{"deep enough", adapters.Capabilities{MCP: true}, nil, 1, 0},
-		{"persona that may delegate", adapters.Capabilities{MCP: true}, []string{"Read", "Task"}, 2, 1},
-		{"persona without delegation", adapters.Capabilities{MCP: true}, []string{"Read"}, 2, 0},
+		{"stdio", adapters.Capabilities{MCP: true}, nil, 2, 1, false},
+		{"http only", adapters.Capabilities{MCPHTTP: true}, nil, 2, 0, false},
+		{"none", adapters.Capabilities{}, nil, 2, 0, false},
+		{"deep enough", adapters.Capabilities{MCP: true}, nil, 1, 0, false},
+		{"persona that may delegate", adapters.Capabilities{MCP: true}, []string{"Read", "Task"}, 2, 1, false},
+		{"persona without delegation", adapters.Capabilities{MCP: true}, []string{"Read"}, 2, 0, false},
+		{"fallback agent of a persona that may delegate", adapters.Capabilities{MCP: true}, []string{"Read", "Task"}, 2, 1, true},
+		{"fallback agent of a persona without delegation", adapters.Capabilities{MCP: true}, []string{"Read"}, 2, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := replay.New("")
 			h.AgentName, h.Caps = "helper", tc.caps
 			reg := adapters.NewRegistry()
-			if tc.tools != nil {
+			if tc.tools != nil && !tc.fellBack {
 				reg.Register(&personas.Adapter{P: personas.Persona{Name: "helper", Description: "d", Tools: tc.tools, ToolsSet: true, Trusted: true}, Backend: h})
 			} else {
 				reg.Register(h)
@@ -59,6 +64,9 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 			ss := &session{srv: s, rec: &Record{Cwd: t.TempDir()}, seenTools: map[string]bool{}}
 			defer ss.endDelegates(true)
 			helper, _ := reg.Get("helper")
+			if tc.fellBack {
+				helper = &personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Tools: tc.tools, ToolsSet: true, Trusted: true}, Backend: h, As: "helper"}
+			}
 			got := ss.delegateServers([]adapters.Adapter{replay.New("")})(helper)
 			ss.mu.Lock()
 			hosts := len(ss.delegs)
