@@ -494,6 +494,53 @@ func TestDelegation_NativeLoopHasTheDelegateTool(t *testing.T) {
 	}
 }
 
+// A persona in plan mode on the native loop delegates through its built-in
+// tool, and its mode binds the delegate: it starts in plan mode, and its
+// command is refused, never put to the editor.
+func TestDelegation_NativePlanPersonaBindsItsDelegate(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "delegate_agent", Args: `{"agent":"helper","prompt":"clean up","mode":"default"}`}}},
+		mockllm.OpenAITurn{Text: "The helper could not clean up."})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	native := openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second})
+	reg.Register(native)
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "planner", Description: "Plans.", Mode: personas.ModePlan, Trusted: true}, Backend: native})
+	h := replay.New(scriptFile(t, helperScript))
+	h.AgentName = "helper"
+	reg.Register(h)
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "planner", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Self: "/usr/local/bin/hub", Delegation: true})
+	var asked []string
+	var mu sync.Mutex
+	allow := selectKind("allow_once")
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		mu.Lock()
+		asked = append(asked, p.ToolCall.Title)
+		mu.Unlock()
+		return allow(p)
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "get the helper to clean up")
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want the delegation and the answer", len(reqs))
+	}
+	last := mockllm.MessageText(reqs[1].Messages[len(reqs[1].Messages)-1])
+	if !strings.Contains(last, "refused") || !strings.Contains(last, "plan mode") {
+		t.Fatalf("the model read %q, want the helper's command refused by the planner's plan mode", last)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "delegate to helper") {
+		t.Fatalf("the editor was asked %q, want the delegation only", asked)
+	}
+	if starts := h.Starts(); len(starts) != 1 || starts[0].Mode != "plan" {
+		t.Fatalf("the helper's starts %+v, want one in plan mode", starts)
+	}
+}
+
 func hasTool(tools []map[string]any, name string) bool {
 	for _, t := range tools {
 		if f, ok := t["function"].(map[string]any); ok && f["name"] == name {
