@@ -203,7 +203,7 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 			return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, r.Session)
 		}
 		r = Request{Agent: from.agent, Prompt: r.Prompt, Cwd: from.cwd, Model: from.model, Mode: from.mode, Timeout: r.Timeout}
-	} else if names := Names(d.o.Chain); slices.Contains(names, r.Agent) {
+	} else if names := names(d.o.Chain); slices.Contains(names, r.Agent) {
 		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(names, " → "))
 	}
 	return d.converse(ctx, from, r, progress)
@@ -232,7 +232,7 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 	}
 	reg := conversation.FallbackAgents(d.o.Registry, first, append([]string{r.Agent}, d.o.Fallback[first]...))
 	walk := conversation.Fallbacks{Registry: reg, List: d.o.Fallback[first], Ready: func(a adapters.Adapter) error {
-		if slices.Contains(Names(d.o.Chain), a.Name()) {
+		if slices.Contains(names(d.o.Chain), a.Name()) {
 			return ErrLoop // a fallback to one would be a loop
 		}
 		return adapters.Ready(a)

@@ -38,8 +38,8 @@ func (r Result) Text() (text, summary string) {
 	return r.Answer, string(b)
 }
 
-// Names are the names of chain's agents.
-func Names(chain []adapters.Adapter) []string {
+// names are the names of chain's agents.
+func names(chain []adapters.Adapter) []string {
 	out := make([]string, len(chain))
 	for i, a := range chain {
 		out[i] = a.Name()
