@@ -202,6 +202,54 @@ func TestDelegation_PersonasOwnRulesBindItsDelegates(t *testing.T) {
 	}
 }
 
+// midAgent is a second agent that delegates what it is asked to, as root.
+type midAgent struct{ *delegatingAgent }
+
+func (midAgent) Name() string { return "midagent" }
+
+// In nested delegation, an agent that took a delegated persona's turn
+// over delegates further as that persona: the persona's deny rule and its
+// plan mode bind that agent's own delegates.
+func TestDelegation_FallbackDelegateDelegatesAsItsPersona(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []config.PermissionRule
+		mode  string
+	}{
+		{"its deny rule", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, ""},
+		{"its plan mode", nil, personas.ModePlan},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, helper := delegationClient(t, root, helperScript, func(o *Options) {
+				o.DelegationDepth, o.Fallback = 2, map[string][]string{"mid": {"midagent"}}
+				o.Registry.Register(midAgent{&delegatingAgent{}})
+				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "mid", Description: "d", Permissions: tc.rules, Mode: tc.mode, Trusted: true},
+					Backend: &scripted{name: "inner", startErr: fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)}})
+			})
+			var asked []string
+			var mu sync.Mutex
+			allow := selectKind("allow_once")
+			c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+				mu.Lock()
+				asked = append(asked, p.ToolCall.Title)
+				mu.Unlock()
+				return allow(p)
+			}
+			sid, _ := c.start(t)
+			c.prompt(sid, "mid: helper: clean up")
+			mu.Lock()
+			defer mu.Unlock()
+			if got := agentText(c.updates(sid)); !strings.HasSuffix(got, "root got: root got: refused") || len(asked) > 0 {
+				t.Fatalf("root answer %q, editor asked %q: want the helper's command refused, unasked", got, asked)
+			}
+			if starts := helper.Starts(); len(starts) != 1 || tc.mode != "" && starts[0].Mode != tc.mode {
+				t.Fatalf("the helper's starts %+v", starts)
+			}
+		})
+	}
+}
+
 // The select says of each persona what 'hub agents' says (its Verdict): one
 // that cannot run as written is listed so, not hidden nor called ready.
 func TestAgentSelect_SaysEachPersonasVerdict(t *testing.T) {
