@@ -83,10 +83,10 @@ type delegationHost struct {
 	root  bool
 }
 
-// delegationEntry registers a delegation host for the agents in chain (the
-// root first; the last is the one that calls it) and returns the MCP
+// delegationEntry registers a delegation host for the agents in chain, as
+// they run (the root first; the last is the one that calls it), and returns the MCP
 // server entry that reaches it, none without a socket.
-func (ss *session) delegationEntry(chain []string) []adapters.MCPServer {
+func (ss *session) delegationEntry(chain []adapters.Adapter) []adapters.MCPServer {
 	b, err := ss.srv.bridge()
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("delegation off: no socket")
@@ -103,19 +103,15 @@ func (ss *session) delegationEntry(chain []string) []adapters.MCPServer {
 // delegateFunc is the built-in delegate tool of agent a (the native loop):
 // the root delegator, called in this process.
 func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []string) {
-	chain := []string{a.Name()}
-	d := ss.addDelegator(chain, func(*delegation.Delegator) func() { return func() {} })
-	return delegation.Func(d), delegation.AgentNames(d, chain)
+	d := ss.addDelegator([]adapters.Adapter{a}, func(*delegation.Delegator) func() { return func() {} })
+	return delegation.Func(d), delegation.AgentNames(d, []string{a.Name()})
 }
 
 // addDelegator makes the delegator for the agents in chain and keeps it
 // with the session; register serves it to the agent that calls it. A root
 // delegator replaces the one before: that agent was restarted.
-func (ss *session) addDelegator(chain []string, register func(*delegation.Delegator) func()) *delegation.Delegator {
-	ss.mu.Lock()
-	reg := ss.runnersLocked() // the session's agent as the persona it runs as, whose rules bind its delegates
-	ss.mu.Unlock()
-	d := delegation.New(delegation.Options{Registry: reg, Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
+func (ss *session) addDelegator(chain []adapters.Adapter, register func(*delegation.Delegator) func()) *delegation.Delegator {
+	d := delegation.New(delegation.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
 		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout, MCPServers: ss.delegateServers(chain)})
 	unregister := register(d)
@@ -133,17 +129,17 @@ func (ss *session) addDelegator(chain []string, register func(*delegation.Delega
 	return d
 }
 
-// delegateServers gives a delegate of chain's last agent hub's server, to
-// delegate further, while the depth allows, when the delegate takes stdio
-// servers and may delegate (as the root agent, giveDelegation): for any
-// other it would stay registered, unused, until the session closes.
-func (ss *session) delegateServers(chain []string) func(agent string) []adapters.MCPServer {
-	return func(agent string) []adapters.MCPServer {
-		a, err := ss.agents().Get(agent)
-		if err != nil || !a.Capabilities().MCP || !personas.MayDelegate(a) || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
+// delegateServers gives a, a delegate of chain's last agent as it runs (a
+// fallback agent as the persona whose turn it took over), hub's server, to
+// delegate further, while the depth allows, when a takes stdio servers and
+// may delegate (as the root agent, giveDelegation): for any other it would
+// stay registered, unused, until the session closes.
+func (ss *session) delegateServers(chain []adapters.Adapter) func(a adapters.Adapter) []adapters.MCPServer {
+	return func(a adapters.Adapter) []adapters.MCPServer {
+		if !a.Capabilities().MCP || !personas.MayDelegate(a) || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
 			return nil
 		}
-		return ss.delegationEntry(append(slices.Clone(chain), agent))
+		return ss.delegationEntry(append(slices.Clone(chain), a))
 	}
 }
 

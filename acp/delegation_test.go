@@ -36,20 +36,25 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 		tools []string // set: helper is a persona with these tools
 		depth int
 		hosts int
+		// fellBack: helper is a plain agent that took the turn of a
+		// persona with tools over, running as it
+		fellBack bool
 	}{
-		{"stdio", adapters.Capabilities{MCP: true}, nil, 2, 1},
-		{"http only", adapters.Capabilities{MCPHTTP: true}, nil, 2, 0},
-		{"none", adapters.Capabilities{}, nil, 2, 0},
-		{"deep enough", adapters.Capabilities{MCP: true}, nil, 1, 0},
-		{"persona that may delegate", adapters.Capabilities{MCP: true}, []string{"Read", "Task"}, 2, 1},
-		{"persona without delegation", adapters.Capabilities{MCP: true}, []string{"Read"}, 2, 0},
+		{"stdio", adapters.Capabilities{MCP: true}, nil, 2, 1, false},
+		{"http only", adapters.Capabilities{MCPHTTP: true}, nil, 2, 0, false},
+		{"none", adapters.Capabilities{}, nil, 2, 0, false},
+		{"deep enough", adapters.Capabilities{MCP: true}, nil, 1, 0, false},
+		{"persona that may delegate", adapters.Capabilities{MCP: true}, []string{"Read", "Task"}, 2, 1, false},
+		{"persona without delegation", adapters.Capabilities{MCP: true}, []string{"Read"}, 2, 0, false},
+		{"fallback agent of a persona that may delegate", adapters.Capabilities{MCP: true}, []string{"Read", "Task"}, 2, 1, true},
+		{"fallback agent of a persona without delegation", adapters.Capabilities{MCP: true}, []string{"Read"}, 2, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := replay.New("")
 			h.AgentName, h.Caps = "helper", tc.caps
 			reg := adapters.NewRegistry()
-			if tc.tools != nil {
+			if tc.tools != nil && !tc.fellBack {
 				reg.Register(&personas.Adapter{P: personas.Persona{Name: "helper", Description: "d", Tools: tc.tools, ToolsSet: true, Trusted: true}, Backend: h})
 			} else {
 				reg.Register(h)
@@ -58,7 +63,11 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 			defer s.closeBridge()
 			ss := &session{srv: s, rec: &Record{Cwd: t.TempDir()}, seenTools: map[string]bool{}}
 			defer ss.endDelegates(true)
-			got := ss.delegateServers([]string{"root"})("helper")
+			helper, _ := reg.Get("helper")
+			if tc.fellBack {
+				helper = &personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Tools: tc.tools, ToolsSet: true, Trusted: true}, Backend: h, As: "helper"}
+			}
+			got := ss.delegateServers([]adapters.Adapter{replay.New("")})(helper)
 			ss.mu.Lock()
 			hosts := len(ss.delegs)
 			ss.mu.Unlock()
@@ -482,6 +491,53 @@ func TestDelegation_NativeLoopHasTheDelegateTool(t *testing.T) {
 	}
 	if !slices.Contains(titles, "delegate to helper") || !slices.Contains(titles, "helper: rm build") {
 		t.Fatalf("tool calls shown %q", titles)
+	}
+}
+
+// A persona in plan mode on the native loop delegates through its built-in
+// tool, and its mode binds the delegate: it starts in plan mode, and its
+// command is refused, never put to the editor.
+func TestDelegation_NativePlanPersonaBindsItsDelegate(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "delegate_agent", Args: `{"agent":"helper","prompt":"clean up","mode":"default"}`}}},
+		mockllm.OpenAITurn{Text: "The helper could not clean up."})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	native := openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second})
+	reg.Register(native)
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "planner", Description: "Plans.", Mode: personas.ModePlan, Trusted: true}, Backend: native})
+	h := replay.New(scriptFile(t, helperScript))
+	h.AgentName = "helper"
+	reg.Register(h)
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "planner", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Self: "/usr/local/bin/hub", Delegation: true})
+	var asked []string
+	var mu sync.Mutex
+	allow := selectKind("allow_once")
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		mu.Lock()
+		asked = append(asked, p.ToolCall.Title)
+		mu.Unlock()
+		return allow(p)
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "get the helper to clean up")
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want the delegation and the answer", len(reqs))
+	}
+	last := mockllm.MessageText(reqs[1].Messages[len(reqs[1].Messages)-1])
+	if !strings.Contains(last, "refused") || !strings.Contains(last, "plan mode") {
+		t.Fatalf("the model read %q, want the helper's command refused by the planner's plan mode", last)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "delegate to helper") {
+		t.Fatalf("the editor was asked %q, want the delegation only", asked)
+	}
+	if starts := h.Starts(); len(starts) != 1 || starts[0].Mode != "plan" {
+		t.Fatalf("the helper's starts %+v, want one in plan mode", starts)
 	}
 }
 

@@ -135,8 +135,10 @@ func TestDelegation_PersonaWithoutDelegationGetsNoHubServer(t *testing.T) {
 	}
 }
 
-// A persona's own deny and ask rules bind the agents it delegates to: it
-// never widens through a delegate. Its tools list stays its own.
+// A persona's own deny and ask rules bind the agents it delegates to, and
+// so does its plan or read-only mode: a delegate starts in such a mode
+// when it has one, and its commands are refused, never asked, either way.
+// It never widens through a delegate. Its tools list stays its own.
 func TestDelegation_PersonasOwnRulesBindItsDelegates(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -147,22 +149,34 @@ func TestDelegation_PersonasOwnRulesBindItsDelegates(t *testing.T) {
 		// down: the persona's own agent is down, and root takes its turn
 		// over (running as the persona).
 		down bool
+		// mode is the persona's; noModes leaves the helper without any;
+		// helperMode is the mode the helper must start in.
+		mode, helperMode string
+		noModes          bool
 	}{
-		{"its deny refuses the delegate's command", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, false},
-		{"its ask asks the editor", []config.PermissionRule{{Tool: "Bash", Decision: "ask"}}, nil, "root got: removed", true, false},
-		{"a tool it does not list is the delegate's to use", nil, []string{"Read"}, "root got: removed", true, false},
-		{"its deny binds the delegates of its fallback agent", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, true},
+		{"its deny refuses the delegate's command", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, false, "", "", false},
+		{"its ask asks the editor", []config.PermissionRule{{Tool: "Bash", Decision: "ask"}}, nil, "root got: removed", true, false, "", "", false},
+		{"a tool it does not list is the delegate's to use", nil, []string{"Read"}, "root got: removed", true, false, "", "", false},
+		{"its deny binds the delegates of its fallback agent", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, true, "", "", false},
+		{name: "its plan mode: the delegate starts in plan mode, its command refused", want: "root got: refused", mode: "plan", helperMode: "plan"},
+		{name: "its read-only mode on a delegate with plan mode", want: "root got: refused", mode: "read-only", helperMode: "plan"},
+		{name: "its plan mode on a delegate without modes", want: "root got: refused", mode: "plan", noModes: true},
+		{name: "its plan mode binds the delegates of its fallback agent", want: "root got: refused", down: true, mode: "plan", helperMode: "plan"},
+		{name: "a default mode binds nothing", want: "root got: removed", editorSaw: true, mode: "default"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := &delegatingAgent{}
-			c, _ := delegationClient(t, root, helperScript, func(o *Options) {
+			c, helper := delegationClient(t, root, helperScript, func(o *Options) {
+				if h, _ := o.Registry.Get("helper"); tc.noModes {
+					h.(*replay.Adapter).Caps.Modes = nil
+				}
 				var backend adapters.Adapter = root
 				if tc.down {
 					backend, o.Fallback = &scripted{name: "inner", startErr: fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)}, map[string][]string{"lead": {"root"}}
 				}
 				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Permissions: tc.rules,
-					Tools: tc.tools, ToolsSet: tc.tools != nil, Delegates: []string{"helper"}, Trusted: true}, Backend: backend})
+					Tools: tc.tools, ToolsSet: tc.tools != nil, Delegates: []string{"helper"}, Mode: tc.mode, Trusted: true}, Backend: backend})
 				o.DefaultAgent = "lead"
 			})
 			var asked []string
@@ -180,6 +194,57 @@ func TestDelegation_PersonasOwnRulesBindItsDelegates(t *testing.T) {
 			defer mu.Unlock()
 			if got := agentText(c.updates(sid)); !strings.HasSuffix(got, tc.want) || (len(asked) > 0) != tc.editorSaw {
 				t.Fatalf("root answer %q, editor asked %q: want %q, asked %v", got, asked, tc.want, tc.editorSaw)
+			}
+			if starts := helper.Starts(); len(starts) != 1 || tc.mode != "" && starts[0].Mode != tc.helperMode {
+				t.Fatalf("the helper's starts %+v: want one in mode %q", starts, tc.helperMode)
+			}
+		})
+	}
+}
+
+// midAgent is a second agent that delegates what it is asked to, as root.
+type midAgent struct{ *delegatingAgent }
+
+func (midAgent) Name() string { return "midagent" }
+
+// In nested delegation, an agent that took a delegated persona's turn
+// over delegates further as that persona: the persona's deny rule and its
+// plan mode bind that agent's own delegates.
+func TestDelegation_FallbackDelegateDelegatesAsItsPersona(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []config.PermissionRule
+		mode  string
+	}{
+		{"its deny rule", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, ""},
+		{"its plan mode", nil, personas.ModePlan},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, helper := delegationClient(t, root, helperScript, func(o *Options) {
+				o.DelegationDepth, o.Fallback = 2, map[string][]string{"mid": {"midagent"}}
+				o.Registry.Register(midAgent{&delegatingAgent{}})
+				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "mid", Description: "d", Permissions: tc.rules, Mode: tc.mode, Trusted: true},
+					Backend: &scripted{name: "inner", startErr: fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)}})
+			})
+			var asked []string
+			var mu sync.Mutex
+			allow := selectKind("allow_once")
+			c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+				mu.Lock()
+				asked = append(asked, p.ToolCall.Title)
+				mu.Unlock()
+				return allow(p)
+			}
+			sid, _ := c.start(t)
+			c.prompt(sid, "mid: helper: clean up")
+			mu.Lock()
+			defer mu.Unlock()
+			if got := agentText(c.updates(sid)); !strings.HasSuffix(got, "root got: root got: refused") || len(asked) > 0 {
+				t.Fatalf("root answer %q, editor asked %q: want the helper's command refused, unasked", got, asked)
+			}
+			if starts := helper.Starts(); len(starts) != 1 || tc.mode != "" && starts[0].Mode != tc.mode {
+				t.Fatalf("the helper's starts %+v", starts)
 			}
 		})
 	}

@@ -96,6 +96,9 @@ func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emi
 		if strings.HasSuffix(text, "answer, then crash") {
 			ch <- answer
 		}
+		if strings.HasSuffix(text, "retry, then crash") {
+			ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "forgetful: API request failed", Status: 529, Retry: true}}
+		}
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "forgetful exited: exit status 3", Code: adapters.CodeCrash, Fatal: true}}
 	default:
 		ch <- answer
@@ -281,10 +284,13 @@ func TestSwitchAgent_BackToOneLeftBeforeAnyTurnBriefsAll(t *testing.T) {
 }
 
 // What an agent switched back to missed goes with the first prompt that
-// reaches it: one it never answered (it had exited while idle, or a cancel
-// came first) leaves the briefing for the next prompt, to the agent
-// restarted resuming its session, and the user is told of it with the
-// prompt that gave it. A crash after the agent answered spent it.
+// reaches it: one it may not have read (it had exited while idle, or it
+// crashed before telling anything) leaves the briefing for the next
+// prompt, to the agent restarted resuming its session, and the user is
+// told of it with the prompt that gave it. A prompt it read spent it,
+// answered or not: it ended the turn on a cancel, or told it retried a
+// model call before crashing, or answered before crashing. Else it would
+// hear what it missed twice.
 func TestSwitchAgent_BriefingWaitsForAPromptThatReachesTheAgent(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -293,7 +299,9 @@ func TestSwitchAgent_BriefingWaitsForAPromptThatReachesTheAgent(t *testing.T) {
 		again  bool   // the next prompt carries the briefing
 	}{
 		{name: "exited while idle", exited: true, prompt: "third question", again: true},
-		{name: "cancelled before it answered", prompt: "wait", again: true},
+		{name: "crashed before it told anything", prompt: "now crash", again: true},
+		{name: "cancelled before it answered", prompt: "wait"},
+		{name: "told it retries, then crashed", prompt: "retry, then crash"},
 		{name: "crashed after it answered", prompt: "answer, then crash"},
 	}
 	for _, tt := range tests {

@@ -316,14 +316,9 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	}, func(_, next, why string) {
 		admitted() // before what follows it
 		ss.sayf("hub: %s.\n\n", conversation.HandoverLine(why, next))
-		persona := ""
-		if a, _ := reg.Get(next); a != nil {
-			if p, ok := a.(*personas.Adapter); ok && p.As != "" { // next runs as first's persona, from now on
-				persona = p.P.Name
-			}
-		}
+		a, _ := reg.Get(next)
 		ss.mu.Lock()
-		if ss.switchLocked(next, persona, nil) { // drive retired a crashed agent; the next drive starts the new one
+		if ss.switchLocked(next, conversation.RunsAs(a), nil) { // next runs as first's persona from now on; drive retired a crashed agent; the next drive starts the new one
 			ss.sendCommands(true)
 		}
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})

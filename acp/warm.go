@@ -102,7 +102,7 @@ func (ss *session) giveDelegation(a adapters.Adapter, setup conversation.Setup, 
 	case !a.Capabilities().MCP:
 		ss.srv.log.Warn().Str("session", ss.id()).Str("agent", a.Name()).Msg("delegation is on, but this agent takes no stdio MCP servers")
 	default:
-		opts.MCPServers = append(slices.Clone(opts.MCPServers), ss.delegationEntry([]string{a.Name()})...)
+		opts.MCPServers = append(slices.Clone(opts.MCPServers), ss.delegationEntry([]adapters.Adapter{a})...)
 	}
 }
 

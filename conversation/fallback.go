@@ -136,6 +136,16 @@ func FallbackAgents(reg *adapters.Registry, first string, list []string) *adapte
 	return out
 }
 
+// RunsAs is the persona agent a runs as, having taken that persona's turn
+// over (FallbackAgents); "" for any other. Its next start, its fallbacks
+// and its own delegates keep that persona.
+func RunsAs(a adapters.Adapter) string {
+	if p, ok := a.(*personas.Adapter); ok && p.As != "" {
+		return p.P.Name
+	}
+	return ""
+}
+
 // Walk tries the turn on first, then on each agent that takes it over.
 // try's watch says a next agent waits, so the turn's failure is decided
 // early (TurnSpec.Watch); it returns how the attempt failed and whether

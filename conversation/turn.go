@@ -25,11 +25,13 @@ type TurnSpec struct {
 	// user's. A blocked or cancelled prompt so leaves it for the next.
 	Lead func() string
 	// Reached, when set, is called once the agent has the prompt Lead went
-	// ahead of: before its first answer (an event other than an error or
-	// what it may tell before reading the prompt) or at the turn's normal
-	// end. A prompt the agent never answered (it exited, the write failed,
-	// a cancel or a failure came first) leaves it uncalled: the front end
-	// keeps the lead for the next prompt, a duplicate rather than a loss.
+	// ahead of: before its first answer or retry notice (an event other
+	// than what it may tell before reading the prompt) or at the turn's
+	// end, a cancelled one too, as the agent ended it (it read the prompt,
+	// so a lead again would tell it twice). A prompt the agent may not have
+	// read (it exited, the write failed, it failed or crashed first) leaves
+	// it uncalled: the front end keeps the lead for the next prompt, a
+	// duplicate rather than a loss.
 	Reached func()
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
@@ -154,7 +156,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		stop, err = adapters.StopCancelled, nil
 	case blocked == nil:
 		stop, err = s.Session.Prompt(turnCtx, prompt, s.Hooks.Wrap(observe))
-		if err == nil && stop != adapters.StopCancelled {
+		if err == nil { // it ended the turn, on a cancel too: it had the prompt
 			reached()
 		}
 	}
@@ -208,7 +210,11 @@ func PromptHooks(ctx context.Context, hs *hooks.Observer, agent string, prompt [
 func (s TurnSpec) observe(d *Digest, w *Watch, reached func()) func(adapters.Event) {
 	return func(ev adapters.Event) {
 		switch ev.Type {
-		case adapters.EventError, adapters.EventSessionInfo, adapters.EventCommands, adapters.EventRaw, adapters.EventUsage: // an agent that never read the prompt may send these
+		case adapters.EventError: // a retry notice: a model call with the prompt failed
+			if ev.Error != nil && ev.Error.Retry {
+				reached()
+			}
+		case adapters.EventSessionInfo, adapters.EventCommands, adapters.EventRaw, adapters.EventUsage: // an agent that never read the prompt may send these
 		default:
 			reached()
 		}

@@ -166,14 +166,17 @@ func TestRunTurn_CancelledBeforeThePromptSendsNothing(t *testing.T) {
 	}
 }
 
-// The prompt with its lead reached the agent once it answered anything
-// (ahead of that answer's event) or ended the turn normally; never when it
-// was gone, crashed or was cancelled before that, whatever it told first.
+// The prompt with its lead reached the agent once it answered anything or
+// told it retries a model call (ahead of that event), or ended the turn
+// itself, on a cancel too: it read the prompt. Never when it was gone,
+// crashed or ignored the cancel before that, whatever else it told first.
 func TestRunTurn_ReachedOnceTheAgentAnswered(t *testing.T) {
 	text := adapters.Event{Type: adapters.EventText, Text: "hi"}
 	crash := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "fake exited", Fatal: true}}
 	info := adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: "agent-1"}}
 	crashed := &adapters.TurnError{Info: *crash.Error}
+	retry := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "API request failed", Status: 529, Retry: true}}
+	warning := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "settings ignored", Code: adapters.CodeWarning}}
 	tests := []struct {
 		name string
 		sess fakeSession
@@ -184,7 +187,10 @@ func TestRunTurn_ReachedOnceTheAgentAnswered(t *testing.T) {
 		{"gone before the write", fakeSession{err: fmt.Errorf("write: %w", adapters.ErrClosed)}, ""},
 		{"told its session, then exited", fakeSession{events: []adapters.Event{info}, err: fmt.Errorf("read: %w", adapters.ErrClosed)}, "session_info"},
 		{"crashed before it answered", fakeSession{events: []adapters.Event{crash}, stop: adapters.StopEndTurn, err: crashed}, "error"},
-		{"cancelled before it answered", fakeSession{stop: adapters.StopCancelled}, ""},
+		{"cancelled before it answered: it ended the turn", fakeSession{stop: adapters.StopCancelled}, "reached"},
+		{"ignored the cancel", fakeSession{stop: adapters.StopCancelled, err: adapters.ErrCancelTimeout}, ""},
+		{"told it retries, then crashed", fakeSession{events: []adapters.Event{retry, crash}, stop: adapters.StopEndTurn, err: crashed}, "reached error error"},
+		{"warned, then crashed", fakeSession{events: []adapters.Event{warning, crash}, stop: adapters.StopEndTurn, err: crashed}, "error error"},
 		{"crashed after it answered", fakeSession{events: []adapters.Event{text, crash}, stop: adapters.StopEndTurn, err: crashed}, "reached text error"},
 		{"cancelled after it answered", fakeSession{events: []adapters.Event{text}, stop: adapters.StopCancelled}, "reached text"},
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -132,24 +133,60 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return &warned{Forward: adapters.Forward{Session: s}, warns: warns}, nil
 }
 
-// Delegated narrows next, the permission requests of a delegate of chain's
-// last agent, by the own deny and ask rules of each persona of chain: a
-// persona never widens through what it delegates. Its tools stay its own.
-func Delegated(reg *adapters.Registry, chain []string, next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
-	for _, n := range chain {
-		if a, _ := reg.Get(n); a != nil {
-			if p, ok := a.(*Adapter); ok {
-				next = p.P.gate(config.PermissionsConfig{Rules: p.P.own()}, next, cwd)
+// Delegated narrows so, the session options of delegate a, a delegate of
+// chain's last agent (chain: the agents as they run, the root first), by
+// each persona of chain: a persona never widens through what it delegates.
+// Its own deny and ask rules bind the delegate, and its plan or read-only
+// mode keeps the delegate in one of those modes when a has one, its
+// writes and commands refused by the gate whatever mode it runs in. Its
+// tools stay its own. err: a, a persona of another mode, cannot run so.
+func Delegated(chain []adapters.Adapter, a adapters.Adapter, so *adapters.SessionOptions) error {
+	for _, c := range chain {
+		p, ok := c.(*Adapter)
+		if !ok {
+			continue
+		}
+		so.Permission = p.P.gate(config.PermissionsConfig{Rules: p.P.own()}, so.Permission, so.Cwd, "")
+		if m := p.P.Mode; m == ModePlan || m == ModeReadOnly {
+			if err := p.P.bind(a, so); err != nil {
+				return err
 			}
 		}
 	}
-	return next
+	return nil
+}
+
+// bind keeps so, a delegate's of p in p's plan or read-only mode, from
+// writing files or running commands: in plan or read-only mode when
+// delegate a has it (else its default, never the one asked for), with
+// no write tool offered, nothing run unasked and the gate refusing them.
+func (p Persona) bind(a adapters.Adapter, so *adapters.SessionOptions) error {
+	if d, ok := a.(*Adapter); ok && !slices.Contains([]string{"", ModeDefault, ModePlan, ModeReadOnly}, d.P.Mode) {
+		return fmt.Errorf("persona %s runs in mode %s, and persona %s's %s mode binds its delegates: pick another agent: %w",
+			d.P.Name, d.P.Mode, p.Name, p.Mode, adapters.ErrUnsupported)
+	}
+	caps := a.Capabilities()
+	so.Mode = ""
+	for _, m := range []string{p.Mode, ModePlan, ModeReadOnly} {
+		if so.Mode == "" && slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m }) {
+			so.Mode = m
+		}
+	}
+	so.Access, so.Tools = adapters.AccessAskFirst, &adapters.ToolFilter{Deny: slices.Clone(adapters.WriteKinds)}
+	var rules []config.PermissionRule
+	for _, k := range adapters.WriteKinds {
+		rules = append(rules, config.PermissionRule{Tool: k, Decision: "deny"})
+	}
+	so.Permission = p.gate(config.PermissionsConfig{Rules: rules}, so.Permission, so.Cwd,
+		fmt.Sprintf("persona %s is in %s mode: its delegates may not change files or run commands", p.Name, p.Mode))
+	return nil
 }
 
 // gate marks what rules (the persona's) deny as refused and what they
 // ask as must-ask (permission.Service.Narrow), for the session's gate, and
-// names the persona in each request, so the user knows who asks.
-func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
+// names the persona in each request, so the user knows who asks. why,
+// when set, is what a refusal says instead of the rule.
+func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFunc, cwd, why string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
 	}
@@ -160,7 +197,7 @@ func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFu
 	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
 		switch v, _ := own.Narrow(permission.RequestOf(req.Tool, cwd)); v.Decision {
 		case permission.Deny:
-			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: "persona " + p.Name + ": " + v.Reason} // its rules' index is no rule of the user's
+			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: cmp.Or(why, "persona "+p.Name+": "+v.Reason)} // its rules' index is no rule of the user's
 		case permission.Ask:
 			req.MustAsk = "persona " + p.Name + ": " + v.Reason
 		}

@@ -132,7 +132,7 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 		}
 		opts.Tools = f
 	}
-	opts.Permission = p.gate(p.Rules(config.PermissionsConfig{}), opts.Permission, opts.Cwd)
+	opts.Permission = p.gate(p.Rules(config.PermissionsConfig{}), opts.Permission, opts.Cwd, "")
 	if text, ws := p.skillInstructions(opts.Cwd); text != "" || len(ws) > 0 {
 		opts.Instructions = strings.TrimSpace(opts.Instructions + "\n\n" + text)
 		warns = append(warns, ws...)

@@ -59,9 +59,11 @@ type Options struct {
 	// Timeout bounds a turn that names none (default 10 minutes).
 	Timeout time.Duration
 	Log     zerolog.Logger
-	// Chain are the agents this delegator works for, the root first; a
-	// delegation to one of them is a loop and refused.
-	Chain []string
+	// Chain are the agents this delegator works for as they run (an agent
+	// that took a persona's turn over as that persona), the root first: a
+	// persona's rules and mode bind its delegates (personas.Delegated), and
+	// a delegation to one of them is a loop and refused.
+	Chain []adapters.Adapter
 	// Ask, when set, answers what the rules leave open instead of Approve:
 	// hub acp puts it to the editor. session is the delegate session the
 	// question comes from.
@@ -69,9 +71,9 @@ type Options struct {
 	// Observe, when set, gets every event of every delegate turn, with the
 	// delegate session it belongs to.
 	Observe func(session, agent string, ev adapters.Event)
-	// MCPServers, when set, gives a delegate of agent the MCP servers it
-	// may use (hub's own, to delegate further when depth allows).
-	MCPServers func(agent string) []adapters.MCPServer
+	// MCPServers, when set, gives delegate a, as it runs, the MCP servers
+	// it may use (hub's own, to delegate further when depth allows).
+	MCPServers func(a adapters.Adapter) []adapters.MCPServer
 	// Hooks observe the delegates' streams as they observe any CLI
 	// agent's (the native loop runs them itself); nil: none.
 	Hooks *hooks.Runner
@@ -142,6 +144,7 @@ type Delegator struct {
 type live struct {
 	id                      string // Result.Session
 	agent, cwd, model, mode string
+	persona                 string // the persona agent runs as, having taken its turn over (conversation.RunsAs)
 	sess                    adapters.Session
 	hooks                   *hooks.Observer   // nil unless hooks observe this delegate
 	audit                   *transcript.Audit // nil unless transcripts are on and the agent keeps none
@@ -200,8 +203,8 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 			return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, r.Session)
 		}
 		r = Request{Agent: from.agent, Prompt: r.Prompt, Cwd: from.cwd, Model: from.model, Mode: from.mode, Timeout: r.Timeout}
-	} else if slices.Contains(d.o.Chain, r.Agent) {
-		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(d.o.Chain, " → "))
+	} else if names := names(d.o.Chain); slices.Contains(names, r.Agent) {
+		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(names, " → "))
 	}
 	return d.converse(ctx, from, r, progress)
 }
@@ -223,9 +226,13 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 		d.drop(from.id)
 		l = nil
 	}
-	reg := conversation.FallbackAgents(d.o.Registry, r.Agent, d.o.Fallback[r.Agent])
-	walk := conversation.Fallbacks{Registry: reg, List: d.o.Fallback[r.Agent], Ready: func(a adapters.Adapter) error {
-		if slices.Contains(d.o.Chain, a.Name()) {
+	first := r.Agent // the persona an agent that took its turn over runs as, with its fallbacks
+	if from != nil {
+		first = cmp.Or(from.persona, r.Agent)
+	}
+	reg := conversation.FallbackAgents(d.o.Registry, first, append([]string{r.Agent}, d.o.Fallback[first]...))
+	walk := conversation.Fallbacks{Registry: reg, List: d.o.Fallback[first], Ready: func(a adapters.Adapter) error {
+		if slices.Contains(names(d.o.Chain), a.Name()) {
 			return ErrLoop // a fallback to one would be a loop
 		}
 		return adapters.Ready(a)
@@ -272,7 +279,7 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	if err := cmp.Or(ctx.Err(), adapters.Ready(a)); err != nil {
 		return nil, err
 	}
-	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), model: r.Model, mode: r.Mode}
+	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), model: r.Model, mode: r.Mode, persona: conversation.RunsAs(a)}
 	if from != nil {
 		from.tmu.Lock()
 		l.id, l.brief = from.id, from.brief
@@ -292,12 +299,15 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 		})
 	}
 	if d.o.MCPServers != nil {
-		so.MCPServers = conversation.MCPFor(a.Capabilities(), d.o.MCPServers(l.agent), d.o.Log.With().Str("agent", l.agent).Logger())
+		so.MCPServers = conversation.MCPFor(a.Capabilities(), d.o.MCPServers(a), d.o.Log.With().Str("agent", l.agent).Logger())
 	}
 	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
 		return nil, err
 	}
-	so.Permission = personas.Delegated(d.o.Registry, d.o.Chain, l.gate.Ask, l.cwd)
+	so.Permission = l.gate.Ask
+	if err := personas.Delegated(d.o.Chain, a, &so); err != nil {
+		return nil, err
+	}
 	l.hooks, l.audit = conversation.Observers(a.Capabilities(), d.o.Hooks, d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
 		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 	})

@@ -91,8 +91,10 @@ type fakeAgent struct {
 	events       []adapters.Event
 	hang         bool
 	// started, when set, is closed as the turn starts; the turn then
-	// ends, when cancelled, as the agent crashing (killed).
-	started chan struct{}
+	// ends, when cancelled, as the agent crashing (killed), or with
+	// stopsOnCancel as the agent ending it cancelled.
+	started       chan struct{}
+	stopsOnCancel bool
 	// caps are its capabilities beyond permissions; script, when set, are
 	// its turns' events by prompt (the last repeats); onStart runs as a
 	// session starts.
@@ -108,6 +110,16 @@ type fakeAgent struct {
 	// got are the prompts' texts and the sessions' instructions.
 	got, instructions []string
 	mcp               [][]adapters.MCPServer // each session's
+}
+
+// chainOf is a delegation chain of reg's agents by name.
+func chainOf(reg *adapters.Registry, names []string) []adapters.Adapter {
+	var out []adapters.Adapter
+	for _, n := range names {
+		a, _ := reg.Get(n)
+		out = append(out, a)
+	}
+	return out
 }
 
 func answers(name string) *fakeAgent {
@@ -183,6 +195,9 @@ func (s *fakeSession) Prompt(ctx context.Context, prompt []adapters.Content, emi
 	if s.a.started != nil {
 		close(s.a.started)
 		<-ctx.Done()
+		if s.a.stopsOnCancel {
+			return adapters.StopCancelled, nil
+		}
 		return adapters.StopEndTurn, &adapters.TurnError{Info: adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "killed", Fatal: true}}
 	}
 	ch := make(chan adapters.Event)
@@ -250,7 +265,7 @@ func TestDelegate_FallsBackByTheRule(t *testing.T) {
 			for _, a := range tt.agents {
 				reg.Register(a)
 			}
-			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Chain: tt.chain,
+			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Chain: chainOf(reg, tt.chain),
 				Fallback: map[string][]string{"first": tt.fallback}, ProviderTimeout: time.Millisecond})
 			defer d.Close()
 			var steps []string
@@ -369,9 +384,9 @@ func TestContinue_FallsBackBriefed(t *testing.T) {
 }
 
 // The next agent that took a delegate conversation over keeps the brief
-// ahead of its prompts until one reached it: a turn it failed or was
-// cancelled in before it answered leaves it for the next turn; one it
-// answered before failing spent it.
+// ahead of its prompts until one reached it: a turn it failed or crashed
+// in before it answered leaves it for the next turn; one it answered
+// before failing, or ended on the cancel (it read the prompt), spent it.
 func TestContinue_LeadWaitsForATurnTheAgentAnswered(t *testing.T) {
 	quota := adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota", Fatal: true}
 	overloaded := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Code: adapters.CodeAgent, Message: "overloaded", Fatal: true}}
@@ -379,9 +394,11 @@ func TestContinue_LeadWaitsForATurnTheAgentAnswered(t *testing.T) {
 		name  string
 		turn  []adapters.Event // the taking-over agent's first turn, ended by cancelling it when nil
 		again bool             // its next prompt carries the brief
+		stops bool             // the cancelled turn ends as cancelled, not as a crash
 	}{
 		{name: "failed before it answered", turn: []adapters.Event{overloaded}, again: true},
-		{name: "cancelled before it answered", again: true},
+		{name: "killed on the cancel before it answered", again: true},
+		{name: "ended the turn on the cancel before it answered", stops: true},
 		{name: "failed after it answered", turn: []adapters.Event{{Type: adapters.EventText, Text: "looking"}, overloaded}},
 	}
 	for _, tt := range tests {
@@ -400,14 +417,14 @@ func TestContinue_LeadWaitsForATurnTheAgentAnswered(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.turn == nil {
-				second.started = make(chan struct{})
+				second.started, second.stopsOnCancel = make(chan struct{}), tt.stops
 				go func() {
 					<-second.started
 					d.CancelTurns()
 				}()
 			}
-			if c, _ := d.Delegate(ctx, Request{Session: r.Session, Prompt: "now fix it"}, nil); c.Agent != "second" || c.Error == "" {
-				t.Fatalf("continue: %+v; want second to take it over and fail", c)
+			if c, _ := d.Delegate(ctx, Request{Session: r.Session, Prompt: "now fix it"}, nil); c.Agent != "second" || c.Error == "" && c.StopReason != string(adapters.StopCancelled) {
+				t.Fatalf("continue: %+v; want second to take it over and fail or be cancelled", c)
 			}
 			second.started = nil
 			if c, err := d.Delegate(ctx, Request{Session: r.Session, Prompt: "and test it"}, nil); err != nil || c.Answer != "second answered" {

@@ -33,7 +33,7 @@ func TestDelegate_MCPServersByCapability(t *testing.T) {
 			reg := adapters.NewRegistry()
 			reg.Register(a)
 			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(),
-				MCPServers: func(string) []adapters.MCPServer { return []adapters.MCPServer{stdio, web} }})
+				MCPServers: func(adapters.Adapter) []adapters.MCPServer { return []adapters.MCPServer{stdio, web} }})
 			defer d.Close()
 			if _, err := d.Delegate(context.Background(), Request{Agent: "codex", Prompt: "hi"}, nil); err != nil {
 				t.Fatal(err)

@@ -38,6 +38,15 @@ func (r Result) Text() (text, summary string) {
 	return r.Answer, string(b)
 }
 
+// names are the names of chain's agents.
+func names(chain []adapters.Adapter) []string {
+	out := make([]string, len(chain))
+	for i, a := range chain {
+		out[i] = a.Name()
+	}
+	return out
+}
+
 // AgentNames are the names of h's agents but those in chain, each
 // persona with what it is for and the agent it runs on.
 func AgentNames(h Host, chain []string) []string {
