@@ -102,6 +102,9 @@ func (r *reader) psScript(src string, x *runCtx) input {
 				v = vals[0]
 			}
 			x.sc.vars[name] = v
+			if env, ok := strings.CutPrefix(name, "ps:env:"); ok { // $env:GIT_PAGER = '…'
+				r.envProgram(strings.ToUpper(env), v, x)
+			}
 		}
 		if l.i == start {
 			l.i++ // a stray ) or }

@@ -312,6 +312,25 @@ func TestMustAsk_StoreWordsOfAProgramOnlyTheShellKnows(t *testing.T) {
 	}
 }
 
+// go env -w of a variable naming a program (GOFLAGS, CC) changes every
+// later go command: it is asked every time, whatever allows it.
+func TestMustAsk_GoEnvWritesAProgramSetting(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	for _, cmd := range []string{"go env -w GOFLAGS=-mod=mod", "go env -w CC=clang", "go env -w=true CXX=clang++", "sudo go env -w GOFLAGS=-tags=x"} {
+		s := mustNew(t, config.PermissionRule{Tool: "*", Decision: "allow"})
+		req := shapeRequest(cmd, defaultShapeCwd)
+		s.Remember(req, adapters.AllowAlways)
+		if v, _ := s.Decide(req); v.Decision != Ask || !v.Must {
+			t.Errorf("%q after an always under an allow-all rule: %+v, want asked every time", cmd, v)
+		}
+	}
+	for _, cmd := range []string{"go env -w GOPROXY=direct", "go env GOFLAGS", "CC=clang go build ./..."} {
+		if why := MustAsk(shapeRequest(cmd, defaultShapeCwd)); why != "" {
+			t.Errorf("%q: must ask (%s), want the rules to decide", cmd, why)
+		}
+	}
+}
+
 // An "always" for `rm -rf ./build` covers none of the destructive shapes:
 // each is still refused outright, not asked and not allowed.
 func TestService_AlwaysNeverCoversShapes(t *testing.T) {

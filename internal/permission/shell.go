@@ -464,6 +464,7 @@ func (r *reader) assign(as *syntax.Assign, sc *scope) {
 		v = arg{}
 	}
 	sc.vars[as.Name.Value] = v
+	r.envProgram(as.Name.Value, v, &runCtx{sc: sc, layers: sc.layer, opaque: sc.opq}) // export EDITOR=…: read, though nothing runs after it
 }
 
 // textInput is a here-string or here-document as stdin.
@@ -495,7 +496,9 @@ func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []r
 		var outer []string
 		for _, as := range c.Assigns {
 			if as.Name != nil {
-				outer = append(outer, as.Name.Value+"="+r.wordOrEmpty(as.Value, sc).text)
+				v := r.wordOrEmpty(as.Value, sc)
+				outer = append(outer, as.Name.Value+"="+v.text)
+				r.envProgram(as.Name.Value, v, x) // for a builtin or function too
 			}
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], append(outer, texts(argv)...))

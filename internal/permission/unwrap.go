@@ -186,6 +186,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		}
 		name := progName(p.text)
 		readsInto(name, argv[1:], x.sc)
+		r.pkgScripts(name, argv[1:], x)
 		sub := 1
 		if at := npxRunnerAt(texts(argv)); len(at) > 0 {
 			for _, i := range at[:len(at)-1] { // the runner's word, or an option's value
@@ -213,6 +214,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			continue
 		}
 		r.toolRuns(name, argv[1:], x)
+		r.buildVars(name, argv[1:], x)
 		switch {
 		case name == "env":
 			argv = r.env(argv[1:], x)
@@ -326,6 +328,7 @@ func (r *reader) newCall(argv []arg, x *runCtx) *call {
 
 // final records the innermost command and tells what it writes.
 func (r *reader) final(argv []arg, x *runCtx) input {
+	r.envPrograms(x)
 	c := r.newCall(argv, x)
 	r.emit(c)
 	return r.output(c)
@@ -422,16 +425,17 @@ var (
 func (r *reader) env(args []arg, x *runCtx) []arg {
 	for len(args) > 0 {
 		a, t := args[0], args[0].text
-		if a.dynamic || t != "-" && !strings.HasPrefix(t, "-") && !isAssignment(t) {
+		if a.dynamic || t != "-" && !strings.HasPrefix(t, "-") && !strings.Contains(t, "=") {
 			return args
 		}
 		args = args[1:]
 		opt, val, hasVal := "", arg{}, false
-		switch {
+		switch k, v, set := strings.Cut(t, "="); {
 		case t == "--":
 			return args
-		case isAssignment(t):
+		case set && !strings.HasPrefix(t, "-"): // any NAME=VALUE, BASH_FUNC_ls%%=() {…} too
 			x.opaque = true
+			r.envProgram(k, arg{text: v}, x)
 		case strings.HasPrefix(t, "--"):
 			name, v, eq := strings.Cut(t[2:], "=")
 			opt, val, hasVal = envValued[longOpt(name, envLong)], arg{text: v}, eq
@@ -652,8 +656,8 @@ func gitSpelled(args []arg) []arg {
 // gitRuns reads the programs a git command (args, its subcommand first)
 // is given to run, now or later: by git config, -c or clone -c (gitConfig),
 // GIT_CONFIG_*, an option (clone -u, fetch --upload-pack, rebase -x, …),
-// submodule foreach, bisect run, an ext:: remote and GIT_PAGER-like
-// variables (gitProgramEnv).
+// submodule foreach, bisect run, an ext:: remote (GIT_PAGER and the
+// like: envPrograms).
 func (r *reader) gitRuns(args []arg, x *runCtx) {
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
 		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
@@ -698,11 +702,6 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 			}
 		}
 		for _, v := range runs {
-			r.nested(v, x, nil)
-		}
-	}
-	for _, name := range gitProgramEnv { // GIT_PAGER=… git log; GIT_SSH_COMMAND=…; git fetch
-		if v, ok := x.env(name); ok {
 			r.nested(v, x, nil)
 		}
 	}
@@ -930,6 +929,7 @@ func findStarts(args []arg) []arg {
 // (under its operands and ".", its default; a pattern or an option's value
 // taken as a path too), --hostname-bin PROG runs PROG.
 func (r *reader) rg(argv []arg, x *runCtx) {
+	argv = slices.Concat(argv[:1], r.rgConfig(argv, x), argv[1:])
 	var progs, paths []arg
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]

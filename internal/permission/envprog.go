@@ -1,0 +1,190 @@
+package permission
+
+import (
+	"encoding/json"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Programs named outside the command line: by a variable (an editor, a
+// pager, a proxy, a compiler, a prompt), however the line sets it, and by
+// the package.json whose scripts a package manager runs.
+
+// progVars are the variables naming a program another program runs: a
+// command line (git's, editors, pagers, askpass helpers, browsers, the
+// compilers make, cgo and cargo run, bash's prompt command), go's flags
+// (GOFLAGS), a word the shell expands before it runs, $(…) included
+// (wordVars).
+var progVars = strings.Fields(`GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF
+	GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS GIT_PROXY_COMMAND GIT_MAN_VIEWER MANPAGER LESSOPEN LESSCLOSE BROWSER GH_BROWSER SUDO_EDITOR
+	GH_EDITOR GH_PAGER KUBE_EDITOR SVN_EDITOR HGEDITOR FCEDIT PROMPT_COMMAND CC CXX CPP LD AR AS FC RUSTC RUSTC_WRAPPER
+	CARGO_BUILD_RUSTC_WRAPPER GOFLAGS PS0 PS1 PS2 PS4 BASH_ENV ENV`)
+
+// wordVars are the prompts and the file a non-interactive bash (or an
+// interactive sh) reads first: the shell expands them.
+var wordVars = set("PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV")
+
+// envPrograms reads the programs the variables set for a call name.
+func (r *reader) envPrograms(x *runCtx) {
+	for _, name := range progVars {
+		if v, ok := x.env(name); ok {
+			r.envProgram(name, v, x)
+		}
+	}
+}
+
+// envProgram reads what the variable name set to v has run, once a line:
+// its value as a line (after a pager's | for LESSOPEN, each of BROWSER's
+// list, %s a file), go's flags, a word with $(…) or `…` the shell expands,
+// or a function bash imports (env 'BASH_FUNC_ls%%=() { …; }').
+func (r *reader) envProgram(name string, v arg, x *runCtx) {
+	fn, isFn := strings.CutPrefix(name, "BASH_FUNC_")
+	key := "env " + name + "=" + v.text
+	if !isFn && !slices.Contains(progVars, name) || r.active[key] || wordVars[name] && !v.dynamic && !strings.ContainsAny(v.text, "$`") {
+		return
+	}
+	r.active[key] = true
+	y := *x
+	y.stdin = input{}
+	lines := []string{v.text}
+	switch {
+	case isFn:
+		lines[0] = strings.TrimSuffix(fn, "%%") + " " + v.text
+	case name == "GOFLAGS":
+		r.toolRuns("go", r.splitString(v.text, x.sc), &y)
+		return
+	case wordVars[name]:
+		lines[0] = ": " + v.text
+	case name == "BROWSER" || name == "GH_BROWSER":
+		lines = strings.Split(v.text, ":")
+	case name == "LESSOPEN" || name == "LESSCLOSE":
+		lines[0] = strings.TrimLeft(v.text, "|-")
+	}
+	for _, l := range lines {
+		r.nested(arg{text: strings.ReplaceAll(l, "%s", "f"), dynamic: v.dynamic, download: v.download, subst: v.subst}, &y, nil)
+	}
+}
+
+// buildVars reads the VAR=x arguments of make and configure (make
+// CC='…') as set for them, and go env -w's: a setting every later go
+// command takes is asked every time.
+func (r *reader) buildVars(name string, args []arg, x *runCtx) {
+	goEnv := name == "go" && len(args) > 1 && args[0].text == "env" && slices.ContainsFunc(args, func(a arg) bool {
+		return slices.Contains([]string{"w", "w=true"}, strings.TrimLeft(a.text, "-"))
+	})
+	if !goEnv && !slices.Contains([]string{"make", "gmake", "bmake", "configure"}, name) {
+		return
+	}
+	for _, a := range args {
+		if k, v, ok := strings.Cut(a.text, "="); ok && isAssignment(a.text) && slices.Contains(progVars, k) {
+			r.envProgram(k, arg{text: v, dynamic: a.dynamic}, x)
+			if goEnv {
+				r.out.must = "go env -w sets " + k + " for every later go command: it is asked every time"
+			}
+		}
+	}
+}
+
+// rgConfig are the arguments of the file RIPGREP_CONFIG_PATH names (one a
+// line, # a comment), which rg takes before its own (--pre too) unless
+// --no-config.
+func (r *reader) rgConfig(argv []arg, x *runCtx) []arg {
+	v, ok := x.env("RIPGREP_CONFIG_PATH")
+	if !ok || hasLong(argv[1:], "--no-config") {
+		return nil
+	}
+	ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
+	r.out.unclear = r.out.unclear || !known
+	var out []arg
+	for _, p := range ps {
+		b, _ := readCapped(p, maxGitConfig)
+		r.out.unclear = r.out.unclear || len(b) > maxGitConfig
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				out = append(out, arg{text: l})
+			}
+		}
+	}
+	return out
+}
+
+// pkgManagers run their package.json's scripts: npm, pnpm, yarn and bun
+// for a script's name (and pre and post scripts, install scripts for an
+// install), node --run, deno task.
+var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno")
+
+// pkgScripts reads the scripts of the package.json a package manager
+// runs in (the nearest one up from each directory, or the one --prefix,
+// -C, --dir or --cwd names) and of its workspaces, as git's hooks are
+// read (readHooks): every script, whatever the command, for the deny list
+// only, maxGitConfig bytes of each file and maxGitFiles files at most.
+func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
+	if !pkgManagers[name] || name == "node" && !hasLong(args, "--run") || name == "deno" && (len(args) == 0 || args[0].text != "task") {
+		return
+	}
+	sc := x.sc.clone()
+	dirs, _ := (&check{r: r}).optValues(args, "C", "--prefix --dir --cwd", "")
+	for _, d := range dirs {
+		r.cd("cd", []arg{{text: "--"}, d}, sc)
+	}
+	if sc.cwds == nil {
+		r.out.unclear = true // npm --prefix "$D" test: a package.json hub cannot know
+	}
+	left := maxGitFiles
+	for _, d := range sc.cwds {
+		for p := d; ; p = path.Dir(p) {
+			if exists(path.Join(p, "package.json"), false) {
+				r.readScripts(p, &left, true)
+				break
+			}
+			if p == path.Dir(p) {
+				break
+			}
+		}
+	}
+}
+
+// readScripts reads the scripts of dir's package.json (see pkgScripts) and,
+// when ws, of the workspaces it lists.
+func (r *reader) readScripts(dir string, left *int, ws bool) {
+	key := "pkg " + dir
+	if *left--; r.active[key] || *left < 0 {
+		r.out.unclear = r.out.unclear || *left < 0
+		return
+	}
+	r.active[key] = true
+	b, err := readCapped(path.Join(dir, "package.json"), maxGitConfig)
+	var pkg struct {
+		Scripts    map[string]any
+		Workspaces json.RawMessage
+	}
+	if r.out.unclear = r.out.unclear || len(b) > maxGitConfig; err != nil || json.Unmarshal(b, &pkg) != nil {
+		return // npm refuses it and runs nothing
+	}
+	for _, s := range pkg.Scripts {
+		if line, ok := s.(string); ok {
+			sub, ssc := newReader()
+			for k := range r.active { // a script's npm run reads no package.json read here
+				sub.active[k] = strings.HasPrefix(k, "pkg ")
+			}
+			ssc.cwds = []string{dir}
+			sub.script(line, ssc, input{})
+			r.setDeny(sub.out.deny)
+		}
+	}
+	var globs []string
+	var obj struct{ Packages []string }
+	if json.Unmarshal(pkg.Workspaces, &globs) != nil && json.Unmarshal(pkg.Workspaces, &obj) == nil {
+		globs = obj.Packages // yarn's {"packages": […]}
+	}
+	for _, g := range globs {
+		matches, _ := filepath.Glob(fromShellPath(path.Join(dir, g)))
+		for _, m := range matches {
+			if ws && exists(path.Join(toSlash(m), "package.json"), false) {
+				r.readScripts(toSlash(m), left, false)
+			}
+		}
+	}
+}
