@@ -2,10 +2,13 @@ package permission
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Programs named outside the command line: by a variable (an editor, a
@@ -41,6 +44,7 @@ func (r *reader) envPrograms(x *runCtx) {
 // or a function bash imports (env 'BASH_FUNC_ls%%=() { …; }').
 func (r *reader) envProgram(name string, v arg, x *runCtx) {
 	fn, isFn := strings.CutPrefix(name, "BASH_FUNC_")
+	name = strings.ToUpper(name) // Windows takes Editor for EDITOR, also from Git Bash
 	key := "env " + name + "=" + v.text
 	if !isFn && !slices.Contains(progVars, name) || r.active[key] || wordVars[name] && !v.dynamic && !strings.ContainsAny(v.text, "$`") {
 		return
@@ -129,7 +133,7 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	for _, d := range dirs {
 		r.cd("cd", []arg{{text: "--"}, d}, sc)
 	}
-	if sc.cwds == nil {
+	if sc.cwds = unionDirs(x.sc.cwds, sc.cwds); sc.cwds == nil { // and here's: an option after -- is the script's
 		r.out.unclear = true // npm --prefix "$D" test: a package.json hub cannot know
 	}
 	left := maxGitFiles
@@ -163,14 +167,19 @@ func (r *reader) readScripts(dir string, left *int, ws bool) {
 	if r.out.unclear = r.out.unclear || len(b) > maxGitConfig; err != nil || json.Unmarshal(b, &pkg) != nil {
 		return // npm refuses it and runs nothing
 	}
-	for _, s := range pkg.Scripts {
-		if line, ok := s.(string); ok {
+	for _, name := range slices.Sorted(maps.Keys(pkg.Scripts)) {
+		line, _ := pkg.Scripts[name].(string)
+		for _, read := range []func(*reader, *scope){ // sh, or cmd.exe (npm's shell on Windows), or a script-shell's PowerShell
+			func(sub *reader, sc *scope) { sub.script(line, sc, input{}) },
+			func(sub *reader, sc *scope) { sub.cmdScript(firstLine(line), &runCtx{sc: sc}) },
+			func(sub *reader, sc *scope) { sub.psScript(line, &runCtx{sc: sc}) },
+		} {
 			sub, ssc := newReader()
 			for k := range r.active { // a script's npm run reads no package.json read here
 				sub.active[k] = strings.HasPrefix(k, "pkg ")
 			}
 			ssc.cwds = []string{dir}
-			sub.script(line, ssc, input{})
+			read(sub, ssc)
 			r.setDeny(sub.out.deny)
 		}
 	}
@@ -178,6 +187,9 @@ func (r *reader) readScripts(dir string, left *int, ws bool) {
 	var obj struct{ Packages []string }
 	if json.Unmarshal(pkg.Workspaces, &globs) != nil && json.Unmarshal(pkg.Workspaces, &obj) == nil {
 		globs = obj.Packages // yarn's {"packages": […]}
+	}
+	if b, err := readCapped(path.Join(dir, "pnpm-workspace.yaml"), maxGitConfig); err == nil && yaml.Unmarshal(b, &obj) == nil {
+		globs = append(globs, obj.Packages...)
 	}
 	for _, g := range globs {
 		matches, _ := filepath.Glob(fromShellPath(path.Join(dir, g)))

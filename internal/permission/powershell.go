@@ -103,7 +103,7 @@ func (r *reader) psScript(src string, x *runCtx) input {
 			}
 			x.sc.vars[name] = v
 			if env, ok := strings.CutPrefix(name, "ps:env:"); ok { // $env:GIT_PAGER = '…'
-				r.envProgram(strings.ToUpper(env), v, x)
+				r.envProgram(env, v, x)
 			}
 		}
 		if l.i == start {

@@ -33,7 +33,8 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		"rd /s /q %USERPROFILE:~0%", "rd /s /q %USERPROFILE:Q=q%", // a substring, a replacement
 		"Get-Item ~ |\n  Remove-Item -Recurse", // a pipeline goes on past a line break
 		"Get-ChildItem <# a\ncomment #>\nRemove-Item -Recurse ~",
-		"dir " + strings.Repeat("a ", 5000) + "& rd /s /q %USERPROFILE%", // many words are one command
+		"dir " + strings.Repeat("a ", 5000) + "& rd /s /q %USERPROFILE%",                                                 // many words are one command
+		"$env:GIT_PAGER='rm -rf ~'; git log", "set GIT_PAGER=rm -rf ~&& git log", "$Env:Editor = 'rm -rf ~'; crontab -e", // the program a variable names
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
