@@ -2,10 +2,13 @@ package permission
 
 import (
 	"encoding/json"
+	"io/fs"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -110,6 +113,112 @@ func (r *reader) rgConfig(argv []arg, x *runCtx) []arg {
 				out = append(out, arg{text: l})
 			}
 		}
+	}
+	return out
+}
+
+// maxGoSource is how much Go source one go generate reads.
+const maxGoSource = 16 << 20
+
+// goGenerate reads what go generate (go [-C DIR] generate [PKGS]) runs:
+// the //go:generate lines of the packages named by a path (./... a tree,
+// a file), for the deny list only, as hooks are read. An import path, or
+// more than maxGoSource bytes, leaves the line unclear.
+func (r *reader) goGenerate(args []arg, x *runCtx) {
+	sc := x.sc.clone()
+	for len(args) > 1 && args[0].text == "-C" {
+		r.cd("cd", []arg{{text: "--"}, args[1]}, sc)
+		args = args[2:]
+	}
+	if len(args) == 0 || args[0].text != "generate" || hasArg(args, "-n") { // -n prints, runs nothing
+		return
+	}
+	pkgs := operands(skipValues(args[1:], "-run", "-skip", "-tags", "-mod", "-modfile", "-overlay", "-pkgdir", "-gcflags", "-ldflags",
+		"-asmflags", "-gccgoflags", "-toolexec", "-exec", "-p", "-buildmode", "-compiler", "-installsuffix", "-pgo", "-coverpkg", "-covermode", "-o"))
+	if len(pkgs) == 0 {
+		pkgs = []arg{{text: "."}}
+	}
+	left := maxGoSource
+	for _, p := range pkgs {
+		dir, all := strings.CutSuffix(p.text, "/...")
+		ps, known := resolve(arg{text: dir, dynamic: p.dynamic}, sc.cwds)
+		if !known || !strings.HasPrefix(dir, ".") && !path.IsAbs(dir) && !strings.HasSuffix(dir, ".go") {
+			r.out.unclear = true // an import path, or a directory hub cannot know
+			continue
+		}
+		for _, d := range ps {
+			r.generateIn(d, all, &left)
+		}
+	}
+}
+
+// generateIn reads the //go:generate lines of the Go files in root (a
+// file, or a directory: its tree when all, without what go leaves out:
+// testdata, vendor, names starting with . or _).
+func (r *reader) generateIn(root string, all bool, left *int) {
+	top := fromShellPath(root)
+	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		switch name := filepath.Base(p); {
+		case err != nil:
+			return nil
+		case d.IsDir() && p != top && (!all || name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(name, ".go"):
+			return nil
+		}
+		b, _ := readCapped(toSlash(p), int64(*left))
+		if *left -= len(b); *left < 0 {
+			r.out.unclear = true
+			return filepath.SkipAll
+		}
+		sub, sc := newReader()
+		sc.cwds = []string{path.Dir(toSlash(p))}
+		cmds := map[string][]arg{} // -command NAME CMD…, for the rest of the file
+		for _, l := range strings.Split(string(b), "\n") {
+			line, ok := strings.CutPrefix(strings.TrimSuffix(l, "\r"), "//go:generate")
+			if words := goWords(line, r.home); ok && len(words) > 0 && (line[0] == ' ' || line[0] == '\t') {
+				if c, ok := cmds[words[0].text]; ok {
+					words = append(slices.Clone(c), words[1:]...)
+				}
+				if words[0].text == "-command" && len(words) > 1 {
+					cmds[words[1].text] = words[2:]
+				} else {
+					sub.run(words, &runCtx{sc: sc.clone()})
+				}
+			}
+		}
+		r.setDeny(sub.out.deny)
+		return nil
+	})
+}
+
+// goWords splits a //go:generate line as go generate does: on blanks, a
+// word starting with " a Go string, $NAME and ${NAME} expanded (hub knows
+// $HOME and $DOLLAR, which is $).
+func goWords(s, home string) []arg {
+	var out []arg
+	for s = strings.TrimLeft(s, " \t"); s != ""; s = strings.TrimLeft(s, " \t") {
+		end := strings.IndexAny(s, " \t")
+		if end < 0 {
+			end = len(s)
+		}
+		word := s[:end]
+		if q, err := strconv.QuotedPrefix(s); err == nil && s[0] == '"' {
+			word, _ = strconv.Unquote(q)
+			end = len(q)
+		}
+		a := arg{}
+		a.text = os.Expand(word, func(n string) string {
+			switch n {
+			case "HOME":
+				return home
+			case "DOLLAR":
+				return "$"
+			}
+			a.dynamic = true
+			return unknown.text
+		})
+		out, s = append(out, a), s[end:]
 	}
 	return out
 }

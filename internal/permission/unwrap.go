@@ -708,7 +708,8 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 }
 
 // toolRuns reads the programs go is given to run: -exec's and
-// -toolexec's command line, go vet -vettool's program (rg's: see rg).
+// -toolexec's command line, go vet -vettool's program, go generate's
+// directives (rg's: see rg).
 func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
 	if name != "go" {
 		return
@@ -722,6 +723,7 @@ func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
 	for _, v := range progs {
 		r.run([]arg{v}, x.fork())
 	}
+	r.goGenerate(args, x)
 }
 
 // optSpec is how a program's options read: short ones in valued take a
