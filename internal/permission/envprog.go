@@ -248,7 +248,7 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	left := maxGitFiles
 	for _, d := range sc.cwds {
 		for p := d; ; p = path.Dir(p) {
-			if exists(path.Join(p, "package.json"), false) {
+			if slices.ContainsFunc(pkgFiles, func(f string) bool { return exists(path.Join(p, f), false) }) {
 				r.readScripts(p, &left, true)
 				break
 			}
@@ -259,8 +259,38 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	}
 }
 
-// readScripts reads the scripts of dir's package.json (see pkgScripts) and,
-// when ws, of the workspaces it lists.
+// pkgFiles hold the scripts (package.json's) and tasks (deno's) run.
+var pkgFiles = []string{"package.json", "deno.json", "deno.jsonc"}
+
+// readScript reads one script (or a deno task's command) run in dir
+// (see pkgScripts) as sh, cmd.exe (npm's shell on Windows) and a
+// script-shell's PowerShell would.
+func (r *reader) readScript(v any, dir string) {
+	line, ok := v.(string)
+	if task, isTask := v.(map[string]any); isTask {
+		line, ok = task["command"].(string)
+	}
+	if !ok {
+		return
+	}
+	for _, read := range []func(*reader, *scope){
+		func(sub *reader, sc *scope) { sub.script(line, sc, input{}) },
+		func(sub *reader, sc *scope) { sub.cmdScript(firstLine(line), &runCtx{sc: sc}) },
+		func(sub *reader, sc *scope) { sub.psScript(line, &runCtx{sc: sc}) },
+	} {
+		sub, ssc := newReader()
+		for k := range r.active { // a script's npm run reads no package.json read here
+			sub.active[k] = strings.HasPrefix(k, "pkg ")
+		}
+		ssc.cwds = []string{dir}
+		read(sub, ssc)
+		r.setDeny(sub.out.deny)
+	}
+}
+
+// readScripts reads the scripts of dir's package.json and deno.json (see
+// pkgScripts) and, when ws, of the workspaces package.json or
+// pnpm-workspace.yaml lists.
 func (r *reader) readScripts(dir string, left *int, ws bool) {
 	key := "pkg " + dir
 	if *left--; r.active[key] || *left < 0 {
@@ -268,37 +298,31 @@ func (r *reader) readScripts(dir string, left *int, ws bool) {
 		return
 	}
 	r.active[key] = true
-	b, err := readCapped(path.Join(dir, "package.json"), maxGitConfig)
-	var pkg struct {
-		Scripts    map[string]any
-		Workspaces json.RawMessage
-	}
-	if r.out.unclear = r.out.unclear || len(b) > maxGitConfig; err != nil || json.Unmarshal(b, &pkg) != nil {
-		return // npm refuses it and runs nothing
-	}
-	for _, name := range slices.Sorted(maps.Keys(pkg.Scripts)) {
-		line, _ := pkg.Scripts[name].(string)
-		for _, read := range []func(*reader, *scope){ // sh, or cmd.exe (npm's shell on Windows), or a script-shell's PowerShell
-			func(sub *reader, sc *scope) { sub.script(line, sc, input{}) },
-			func(sub *reader, sc *scope) { sub.cmdScript(firstLine(line), &runCtx{sc: sc}) },
-			func(sub *reader, sc *scope) { sub.psScript(line, &runCtx{sc: sc}) },
-		} {
-			sub, ssc := newReader()
-			for k := range r.active { // a script's npm run reads no package.json read here
-				sub.active[k] = strings.HasPrefix(k, "pkg ")
-			}
-			ssc.cwds = []string{dir}
-			read(sub, ssc)
-			r.setDeny(sub.out.deny)
-		}
-	}
 	var globs []string
-	var obj struct{ Packages []string }
-	if json.Unmarshal(pkg.Workspaces, &globs) != nil && json.Unmarshal(pkg.Workspaces, &obj) == nil {
-		globs = obj.Packages // yarn's {"packages": […]}
-	}
-	if b, err := readCapped(path.Join(dir, "pnpm-workspace.yaml"), maxGitConfig); err == nil && yaml.Unmarshal(b, &obj) == nil {
+	for _, f := range pkgFiles {
+		b, err := readCapped(path.Join(dir, f), maxGitConfig)
+		var pkg struct {
+			Scripts, Tasks map[string]any
+			Workspaces     json.RawMessage
+		}
+		if r.out.unclear = r.out.unclear || len(b) > maxGitConfig; err != nil || json.Unmarshal(b, &pkg) != nil {
+			r.out.unclear = r.out.unclear || err == nil && f == "deno.jsonc" // comments: hub cannot read it, deno can
+			continue                                                         // npm refuses it and runs nothing
+		}
+		for _, m := range []map[string]any{pkg.Scripts, pkg.Tasks} {
+			for _, name := range slices.Sorted(maps.Keys(m)) {
+				r.readScript(m[name], dir)
+			}
+		}
+		var obj struct{ Packages []string }
+		if json.Unmarshal(pkg.Workspaces, &obj.Packages) != nil {
+			_ = json.Unmarshal(pkg.Workspaces, &obj) // yarn's {"packages": […]}
+		}
 		globs = append(globs, obj.Packages...)
+	}
+	var pnpm struct{ Packages []string }
+	if b, err := readCapped(path.Join(dir, "pnpm-workspace.yaml"), maxGitConfig); err == nil && yaml.Unmarshal(b, &pnpm) == nil {
+		globs = append(globs, pnpm.Packages...)
 	}
 	for _, g := range globs {
 		matches, _ := filepath.Glob(fromShellPath(path.Join(dir, g)))

@@ -331,6 +331,30 @@ func TestMustAsk_GoEnvWritesAProgramSetting(t *testing.T) {
 	}
 }
 
+// A program named by a file hub cannot read, or by a package or directory
+// only the shell or go knows, is asked every time; one hub reads is not.
+func TestUnclear_ProgramsFilesNameThatHubCannotRead(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	ws := t.TempDir()
+	if err := plant.Files("testdata/planted.txt", ws); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]bool{
+		"cd denoc && deno task dev":       true, // JSON with comments
+		`npm --prefix "$D" test`:          true,
+		"go generate example.com/m/...":   true,
+		`go generate "$P"`:                true,
+		"cd npmok && npm test":            false,
+		"cd gogenok && go generate ./...": false,
+		"cd denook && deno task dev":      false,
+		"EDITOR=vim git commit":           false,
+	} {
+		if got := Unclear(shapeRequest(cmd, ws)); got != want {
+			t.Errorf("%q: unclear=%v, want %v", cmd, got, want)
+		}
+	}
+}
+
 // An "always" for `rm -rf ./build` covers none of the destructive shapes:
 // each is still refused outright, not asked and not allowed.
 func TestService_AlwaysNeverCoversShapes(t *testing.T) {
