@@ -340,14 +340,16 @@ func TestUnclear_ProgramsFilesNameThatHubCannotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for cmd, want := range map[string]bool{
-		"cd denoc && deno task dev":       true, // JSON with comments
-		`npm --prefix "$D" test`:          true,
-		"go generate example.com/m/...":   true,
-		`go generate "$P"`:                true,
-		"cd npmok && npm test":            false,
-		"cd gogenok && go generate ./...": false,
-		"cd denook && deno task dev":      false,
-		"EDITOR=vim git commit":           false,
+		"cd denoc && deno task dev":                     true, // JSON with comments
+		`npm --prefix "$D" test`:                        true,
+		"go generate example.com/m/...":                 true,
+		`go generate "$P"`:                              true,
+		"declare -n E=EDITOR; E='rm -rf ~'; crontab -e": true, // a nameref sets another variable
+		"declare -x EDITOR=vim; crontab -e":             false,
+		"cd npmok && npm test":                          false,
+		"cd gogenok && go generate ./...":               false,
+		"cd denook && deno task dev":                    false,
+		"EDITOR=vim git commit":                         false,
 	} {
 		if got := Unclear(shapeRequest(cmd, ws)); got != want {
 			t.Errorf("%q: unclear=%v, want %v", cmd, got, want)

@@ -303,6 +303,9 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 		r.funcDecl(c)
 	case *syntax.DeclClause:
 		for _, as := range c.Args {
+			if as.Naked && as.Value != nil && strings.HasPrefix(as.Value.Lit(), "-") && strings.Contains(as.Value.Lit(), "n") {
+				r.out.unclear = true // declare -n E=EDITOR: E='…' sets another variable
+			}
 			r.assign(as, sc)
 		}
 	case *syntax.LetClause, *syntax.ArithmCmd: // ((D=5)) sets D to what hub does not compute

@@ -354,6 +354,9 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		if name == "npx" && (o == "c" || o == "call" || o == "shell-mode") { // npx -c 'npm login', pnpm exec --shell-mode '…': a shell line
 			r.nested(v, x, nil)
 		}
+		if k, val, ok := strings.Cut(v.text, "="); ok && name == "systemd-run" && (o == "E" || o == "setenv") { // -E EDITOR=…
+			r.envProgram(k, arg{text: val, dynamic: v.dynamic}, x)
+		}
 	})
 	if c, ok := chdirOpts[name]; ok {
 		r.wrapperDir(name, optSpec{valued, c[2], append([]string{c[1]}, longValued[name]...), longValued[name]}, args[:len(args)-len(rest)], x)
