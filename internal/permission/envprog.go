@@ -16,7 +16,9 @@ import (
 
 // Programs named outside the command line: by a variable (an editor, a
 // pager, a proxy, a compiler, a prompt), however the line sets it, and by
-// the package.json whose scripts a package manager runs.
+// a file in the workspace: rg's config, go generate's directives, the
+// package.json whose scripts a package manager runs. A Makefile is not
+// read: make's own language decides what a recipe runs.
 
 // progVars are the variables naming a program another program runs: a
 // command line (git's, editors, pagers, askpass helpers, browsers, the
@@ -32,11 +34,18 @@ var progVars = strings.Fields(`GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITO
 // interactive sh) reads first: the shell expands them.
 var wordVars = set("PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV")
 
-// envPrograms reads the programs the variables set for a call name.
+// envPrograms reads the programs the variables set for a call name: in
+// its layers (VAR=x, env, sudo; every one, not only the last) or earlier
+// on the line (x.env).
 func (r *reader) envPrograms(x *runCtx) {
 	for _, name := range progVars {
-		if v, ok := x.env(name); ok {
+		if v, ok := x.sc.vars[name]; ok {
 			r.envProgram(name, v, x)
+		}
+	}
+	for _, w := range slices.Concat(x.layers...) {
+		if k, v, ok := strings.Cut(w, "="); ok && slices.Contains(progVars, k) {
+			r.envProgram(k, arg{text: v, dynamic: strings.Contains(v, unknown.text)}, x)
 		}
 	}
 }
