@@ -256,6 +256,7 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	}
 	left := maxGitFiles
 	for _, d := range sc.cwds {
+		r.pkgSets(operands(args), d)
 		for p := d; ; p = path.Dir(p) {
 			if slices.ContainsFunc(pkgFiles, func(f string) bool { return exists(path.Join(p, f), false) }) {
 				r.readScripts(p, &left, true)
@@ -264,6 +265,22 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 			if p == path.Dir(p) {
 				break
 			}
+		}
+	}
+}
+
+// pkgSets reads a script a package manager's own command writes in dir's
+// package.json for a later command to run (npm pkg set scripts.x=…, npm
+// set-script x …). Its config (npm config set editor …) writes its
+// credential store: refused already (writesCredStore).
+func (r *reader) pkgSets(ops []arg, dir string) {
+	w := append(texts(ops), "", "", "")
+	if w[0] == "set-script" {
+		r.readScript(w[2], dir)
+	}
+	for _, kv := range w[2:] {
+		if k, v, ok := strings.Cut(kv, "="); ok && w[0] == "pkg" && w[1] == "set" && strings.HasPrefix(k, "scripts.") {
+			r.readScript(v, dir)
 		}
 	}
 }

@@ -324,7 +324,7 @@ func TestMustAsk_GoEnvWritesAProgramSetting(t *testing.T) {
 			t.Errorf("%q after an always under an allow-all rule: %+v, want asked every time", cmd, v)
 		}
 	}
-	for _, cmd := range []string{"go env -w GOPROXY=direct", "go env GOFLAGS", "CC=clang go build ./..."} {
+	for _, cmd := range []string{"go env -w GOPROXY=direct", "go env GOFLAGS", "CC=clang go build ./...", "npm pkg set scripts.test=jest"} {
 		if why := MustAsk(shapeRequest(cmd, defaultShapeCwd)); why != "" {
 			t.Errorf("%q: must ask (%s), want the rules to decide", cmd, why)
 		}
