@@ -227,6 +227,9 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 		name = b
 	}
 	rest := words[1:]
+	if k, v, ok := strings.Cut(strings.Trim(joinArgs(rest).text, `"`), "="); name == "set" && ok && !strings.HasPrefix(k, "/") {
+		r.envProgram(k, arg{text: v, dynamic: joinArgs(rest).dynamic}, x) // set GIT_PAGER=…
+	}
 	switch name {
 	case "rem", "::", "set", "echo.", "goto", "exit", "setlocal", "endlocal":
 		return r.run(nil, x)

@@ -105,6 +105,9 @@ func (r *reader) psScript(src string, x *runCtx) input {
 				v = vals[0]
 			}
 			x.sc.vars[name] = v
+			if env, ok := strings.CutPrefix(name, "ps:env:"); ok { // $env:GIT_PAGER = '…'
+				r.envProgram(env, v, x)
+			}
 		}
 		if l.i == start {
 			l.i++ // a stray ) or }
@@ -866,6 +869,7 @@ var psCmdlets = map[string]string{
 	"move-item":          "mv|Path@ Destination@ LiteralPath:+/PSPath/LP Force Filter: Include: Exclude: PassThru Credential:",
 	"rename-item":        "mv|Path@ NewName@ LiteralPath:+/PSPath/LP Force PassThru Credential:",
 	"new-item":           "new-item|Path@ Name: ItemType:/Type Value:/Target Force Credential:",
+	"set-item":           "set-item|Path@ Value@_ LiteralPath:+/PSPath/LP Force PassThru Filter: Include: Exclude: Credential:",
 	"set-location":       "cd|Path@ LiteralPath:+/PSPath/LP PassThru StackName:",
 	"push-location":      "pushd|Path@ LiteralPath:+/PSPath/LP PassThru StackName:",
 	"pop-location":       "popd|PassThru StackName:",
@@ -899,7 +903,7 @@ var psAliases = map[string]string{
 	"rm": "remove-item", "ri": "remove-item", "rd": "remove-item", "rmdir": "remove-item", "del": "remove-item", "erase": "remove-item",
 	"clc": "clear-content", "sc": "set-content", "ac": "add-content", "tee": "tee-object", "cp": "copy-item", "copy": "copy-item",
 	"cpi": "copy-item", "mv": "move-item", "move": "move-item", "mi": "move-item", "ren": "rename-item", "rni": "rename-item",
-	"ni": "new-item", "md": "new-item", "mkdir": "new-item", "cd": "set-location", "chdir": "set-location", "sl": "set-location",
+	"ni": "new-item", "si": "set-item", "md": "new-item", "mkdir": "new-item", "cd": "set-location", "chdir": "set-location", "sl": "set-location",
 	"pushd": "push-location", "popd": "pop-location", "gci": "get-childitem", "ls": "get-childitem", "dir": "get-childitem",
 	"gi": "get-item", "gc": "get-content", "cat": "get-content", "type": "get-content", "echo": "write-output", "write": "write-output",
 	"iex": "invoke-expression", "iwr": "invoke-webrequest", "curl": "invoke-webrequest", "wget": "invoke-webrequest",
@@ -1033,6 +1037,13 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 				}
 			}
 			ops = in
+		}
+	}
+	if p, v := append(named["path"], named["literalpath"]...), named["value"]; len(p) > 0 && len(v) > 0 { // Set-Item Env:EDITOR '…'
+		if env, ok := strings.CutPrefix(strings.ToLower(p[0].text), "env:"); ok && strings.Trim(env, `\/`) != "" {
+			r.envProgram(strings.Trim(env, `\/`), v[0], x)
+		} else if n := named["name"]; ok && len(n) > 0 { // New-Item -Path Env: -Name EDITOR -Value '…'
+			r.envProgram(n[0].text, v[0], x)
 		}
 	}
 	switch argv[0].text {

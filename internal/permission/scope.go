@@ -109,7 +109,17 @@ func parseWords(s string) []*syntax.Word {
 	if !ok || len(st.Redirs) > 0 {
 		return nil
 	}
-	return ce.Args
+	var words []*syntax.Word // NAME=VALUE is a word too (env -S "EDITOR=… crontab -e")
+	for _, as := range ce.Assigns {
+		if as.Name == nil || as.Array != nil || as.Index != nil {
+			return nil
+		}
+		words = append(words, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: as.Name.Value + "="}}})
+		if as.Value != nil {
+			words[len(words)-1].Parts = append(words[len(words)-1].Parts, as.Value.Parts...)
+		}
+	}
+	return append(words, ce.Args...)
 }
 
 // operandCommands are well-known commands (program and subcommand words,

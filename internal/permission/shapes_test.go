@@ -323,6 +323,51 @@ func TestMustAsk_StoreWordsOfAProgramOnlyTheShellKnows(t *testing.T) {
 	}
 }
 
+// go env -w of a variable naming a program (GOFLAGS, CC) changes every
+// later go command: it is asked every time, whatever allows it.
+func TestMustAsk_GoEnvWritesAProgramSetting(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	for _, cmd := range []string{"go env -w GOFLAGS=-mod=mod", "go env -w CC=clang", "go env -w=true CXX=clang++", "sudo go env -w GOFLAGS=-tags=x"} {
+		s := mustNew(t, config.PermissionRule{Tool: "*", Decision: "allow"})
+		req := shapeRequest(cmd, defaultShapeCwd)
+		s.Remember(req, adapters.AllowAlways)
+		if v, _ := s.Decide(req); v.Decision != Ask || !v.Must {
+			t.Errorf("%q after an always under an allow-all rule: %+v, want asked every time", cmd, v)
+		}
+	}
+	for _, cmd := range []string{"go env -w GOPROXY=direct", "go env GOFLAGS", "CC=clang go build ./...", "npm pkg set scripts.test=jest"} {
+		if why := MustAsk(shapeRequest(cmd, defaultShapeCwd)); why != "" {
+			t.Errorf("%q: must ask (%s), want the rules to decide", cmd, why)
+		}
+	}
+}
+
+// A program named by a file hub cannot read, or by a package or directory
+// only the shell or go knows, is asked every time; one hub reads is not.
+func TestUnclear_ProgramsFilesNameThatHubCannotRead(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	ws := t.TempDir()
+	if err := plant.Files("testdata/planted.txt", ws); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]bool{
+		"cd denoc && deno task dev":                     true, // JSON with comments
+		`npm --prefix "$D" test`:                        true,
+		"go generate example.com/m/...":                 true,
+		`go generate "$P"`:                              true,
+		"declare -n E=EDITOR; E='rm -rf ~'; crontab -e": true, // a nameref sets another variable
+		"declare -x EDITOR=vim; crontab -e":             false,
+		"cd npmok && npm test":                          false,
+		"cd gogenok && go generate ./...":               false,
+		"cd denook && deno task dev":                    false,
+		"EDITOR=vim git commit":                         false,
+	} {
+		if got := Unclear(shapeRequest(cmd, ws)); got != want {
+			t.Errorf("%q: unclear=%v, want %v", cmd, got, want)
+		}
+	}
+}
+
 // An "always" for `rm -rf ./build` covers none of the destructive shapes:
 // each is still refused outright, not asked and not allowed.
 func TestService_AlwaysNeverCoversShapes(t *testing.T) {

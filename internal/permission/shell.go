@@ -305,6 +305,9 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 		r.funcDecl(c)
 	case *syntax.DeclClause:
 		for _, as := range c.Args {
+			if as.Naked && as.Value != nil && strings.HasPrefix(as.Value.Lit(), "-") && strings.Contains(as.Value.Lit(), "n") {
+				r.out.unclear = true // declare -n E=EDITOR: E='…' sets another variable
+			}
 			r.assign(as, sc)
 		}
 	case *syntax.LetClause, *syntax.ArithmCmd: // ((D=5)) sets D to what hub does not compute
@@ -466,6 +469,7 @@ func (r *reader) assign(as *syntax.Assign, sc *scope) {
 		v = arg{}
 	}
 	sc.vars[as.Name.Value] = v
+	r.envProgram(as.Name.Value, v, &runCtx{sc: sc, layers: sc.layer, opaque: sc.opq}) // export EDITOR=…: read, though nothing runs after it
 }
 
 // textInput is a here-string or here-document as stdin.
@@ -497,7 +501,9 @@ func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []r
 		var outer []string
 		for _, as := range c.Assigns {
 			if as.Name != nil {
-				outer = append(outer, as.Name.Value+"="+r.wordOrEmpty(as.Value, sc).text)
+				v := r.wordOrEmpty(as.Value, sc)
+				outer = append(outer, as.Name.Value+"="+v.text)
+				r.envProgram(as.Name.Value, v, x) // for a builtin or function too
 			}
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], append(outer, texts(argv)...))

@@ -280,9 +280,6 @@ var gitProgramKeys = strings.Fields(`alias. safe. protocol. filter. gpg. pager. 
 	interactive.difffilter trailer.*.command trailer.*.cmd imap.tunnel web.browser init.templatedir ssh.variant tar.*.command
 	lfs.customtransfer. lfs.extension.`)
 
-// gitProgramEnv are the variables naming a program git runs.
-var gitProgramEnv = strings.Fields("GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS")
-
 // gitConfigOps are the operands of git config's args (set's or unset's
 // after the word) when it writes, none when it reads.
 func gitConfigOps(args []arg) []arg {

@@ -186,6 +186,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		}
 		name := progName(p.text)
 		readsInto(name, argv[1:], x.sc)
+		r.pkgScripts(name, argv[1:], x)
 		sub := 1
 		if at := npxRunnerAt(texts(argv)); len(at) > 0 {
 			for _, i := range at[:len(at)-1] { // the runner's word, or an option's value
@@ -220,6 +221,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		if words := texts(argv[:min(len(argv), 3)]); len(words) > 1 && (gitRunners[name+" "+words[1]] || len(words) > 2 && gitRunners[name+" "+words[1]+" "+words[2]]) {
 			r.gitRepoConfig(x, nil) // they run git here: its hooks, for the deny list and an always's key
 		}
+		r.buildVars(name, argv[1:], x)
 		switch {
 		case name == "env":
 			argv = r.env(argv[1:], x)
@@ -333,6 +335,7 @@ func (r *reader) newCall(argv []arg, x *runCtx) *call {
 
 // final records the innermost command and tells what it writes.
 func (r *reader) final(argv []arg, x *runCtx) input {
+	r.envPrograms(x)
 	c := r.newCall(argv, x)
 	r.emit(c)
 	return r.output(c)
@@ -357,6 +360,9 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 	rest := optSpec{valued: valued, long: longValued[name], longValued: longValued[name]}.walk(args, func(o string, v arg) {
 		if name == "npx" && (o == "c" || o == "call" || o == "shell-mode") { // npx -c 'npm login', pnpm exec --shell-mode '…': a shell line
 			r.nested(v, x, nil)
+		}
+		if k, val, ok := strings.Cut(v.text, "="); ok && name == "systemd-run" && (o == "E" || o == "setenv") { // -E EDITOR=…
+			r.envProgram(k, arg{text: val, dynamic: v.dynamic}, x)
 		}
 	})
 	if c, ok := chdirOpts[name]; ok {
@@ -429,16 +435,17 @@ var (
 func (r *reader) env(args []arg, x *runCtx) []arg {
 	for len(args) > 0 {
 		a, t := args[0], args[0].text
-		if a.dynamic || t != "-" && !strings.HasPrefix(t, "-") && !isAssignment(t) {
+		if a.dynamic || t != "-" && !strings.HasPrefix(t, "-") && !strings.Contains(t, "=") {
 			return args
 		}
 		args = args[1:]
 		opt, val, hasVal := "", arg{}, false
-		switch {
+		switch k, v, set := strings.Cut(t, "="); {
 		case t == "--":
 			return args
-		case isAssignment(t):
+		case set && !strings.HasPrefix(t, "-"): // any NAME=VALUE, BASH_FUNC_ls%%=() {…} too
 			x.opaque = true
+			r.envProgram(k, arg{text: v}, x)
 		case strings.HasPrefix(t, "--"):
 			name, v, eq := strings.Cut(t[2:], "=")
 			opt, val, hasVal = envValued[longOpt(name, envLong)], arg{text: v}, eq
@@ -664,8 +671,8 @@ func gitSpelled(args []arg) []arg {
 // gitRuns reads the programs a git command (args, its subcommand first)
 // is given to run, now or later: by git config, -c or clone -c (gitConfig),
 // GIT_CONFIG_*, an option (clone -u, fetch --upload-pack, rebase -x, …),
-// submodule foreach, bisect run, an ext:: remote and GIT_PAGER-like
-// variables (gitProgramEnv).
+// submodule foreach, bisect run, an ext:: remote (GIT_PAGER and the
+// like: envPrograms).
 func (r *reader) gitRuns(args []arg, x *runCtx) {
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
 		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
@@ -713,15 +720,11 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 			r.nested(v, x, nil)
 		}
 	}
-	for _, name := range gitProgramEnv { // GIT_PAGER=… git log; GIT_SSH_COMMAND=…; git fetch
-		if v, ok := x.env(name); ok {
-			r.nested(v, x, nil)
-		}
-	}
 }
 
 // toolRuns reads the programs go is given to run: -exec's and
-// -toolexec's command line, go vet -vettool's program (rg's: see rg).
+// -toolexec's command line, go vet -vettool's program, go generate's
+// directives (rg's: see rg).
 func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
 	if name != "go" {
 		return
@@ -735,6 +738,7 @@ func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
 	for _, v := range progs {
 		r.run([]arg{v}, x.fork())
 	}
+	r.goGenerate(args, x)
 }
 
 // optSpec is how a program's options read: short ones in valued take a
@@ -942,6 +946,7 @@ func findStarts(args []arg) []arg {
 // (under its operands and ".", its default; a pattern or an option's value
 // taken as a path too), --hostname-bin PROG runs PROG.
 func (r *reader) rg(argv []arg, x *runCtx) {
+	argv = slices.Concat(argv[:1], r.rgConfig(argv, x), argv[1:])
 	var progs, paths []arg
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]

@@ -1,0 +1,361 @@
+package permission
+
+import (
+	"encoding/json"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Programs named outside the command line: by a variable (an editor, a
+// pager, a proxy, a compiler, a prompt), however the line sets it, and by
+// a file in the workspace: rg's config, go generate's directives, the
+// package.json whose scripts a package manager runs. A Makefile is not
+// read: make's own language decides what a recipe runs.
+
+// progVars are the variables naming a program another program runs: a
+// command line (git's, editors, pagers, askpass helpers, browsers, the
+// compilers make, cgo and cargo run, bash's prompt command), go's flags
+// (GOFLAGS), a word the shell expands before it runs, $(…) included
+// (wordVars).
+var progVars = strings.Fields(`GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF
+	GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS GIT_PROXY_COMMAND GIT_MAN_VIEWER MANPAGER LESSOPEN LESSCLOSE BROWSER GH_BROWSER SUDO_EDITOR
+	GH_EDITOR GH_PAGER KUBE_EDITOR SVN_EDITOR HGEDITOR FCEDIT PROMPT_COMMAND CC CXX CPP LD AR AS FC RUSTC RUSTC_WRAPPER
+	CARGO_BUILD_RUSTC_WRAPPER GOFLAGS PS0 PS1 PS2 PS4 BASH_ENV ENV`)
+
+// wordVars are the prompts and the file a non-interactive bash (or an
+// interactive sh) reads first: the shell expands them.
+var wordVars = set("PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV")
+
+// envPrograms reads the programs the variables set for a call name: in
+// its layers (VAR=x, env, sudo; every one, not only the last) or earlier
+// on the line (x.env).
+func (r *reader) envPrograms(x *runCtx) {
+	for _, name := range progVars {
+		if v, ok := x.sc.vars[name]; ok {
+			r.envProgram(name, v, x)
+		}
+	}
+	for _, w := range slices.Concat(x.layers...) {
+		if k, v, ok := strings.Cut(w, "="); ok && slices.Contains(progVars, k) {
+			r.envProgram(k, arg{text: v, dynamic: strings.Contains(v, unknown.text)}, x)
+		}
+	}
+}
+
+// envProgram reads what the variable name set to v has run, once a line:
+// its value as a line (after a pager's | for LESSOPEN, each of BROWSER's
+// list, %s a file), go's flags, a word with $(…) or `…` the shell expands,
+// or a function bash imports (env 'BASH_FUNC_ls%%=() { …; }').
+func (r *reader) envProgram(name string, v arg, x *runCtx) {
+	fn, isFn := strings.CutPrefix(name, "BASH_FUNC_")
+	name = strings.ToUpper(name) // Windows takes Editor for EDITOR, also from Git Bash
+	key := "env " + name + "=" + v.text
+	if !isFn && !slices.Contains(progVars, name) || r.active[key] || wordVars[name] && !v.dynamic && !strings.ContainsAny(v.text, "$`") {
+		return
+	}
+	r.active[key] = true
+	y := *x
+	y.stdin = input{}
+	lines := []string{v.text}
+	switch {
+	case isFn:
+		lines[0] = strings.TrimSuffix(fn, "%%") + " " + v.text
+	case name == "GOFLAGS":
+		r.toolRuns("go", r.splitString(v.text, x.sc), &y)
+		return
+	case wordVars[name]:
+		lines[0] = ": " + v.text
+	case name == "BROWSER" || name == "GH_BROWSER":
+		lines = strings.Split(v.text, ":")
+	case name == "LESSOPEN" || name == "LESSCLOSE":
+		lines[0] = strings.TrimLeft(v.text, "|-")
+	}
+	for _, l := range lines {
+		r.nested(arg{text: strings.ReplaceAll(l, "%s", "f"), dynamic: v.dynamic, download: v.download, subst: v.subst}, &y, nil)
+	}
+}
+
+// buildVars reads the VAR=x arguments of make and configure (make
+// CC='…') as set for them, and go env -w's: a setting every later go
+// command takes is asked every time.
+func (r *reader) buildVars(name string, args []arg, x *runCtx) {
+	goEnv := name == "go" && len(args) > 1 && args[0].text == "env" && slices.ContainsFunc(args, func(a arg) bool {
+		return slices.Contains([]string{"w", "w=true"}, strings.TrimLeft(a.text, "-"))
+	})
+	if !goEnv && !slices.Contains([]string{"make", "gmake", "bmake", "configure"}, name) {
+		return
+	}
+	for _, a := range args {
+		if k, v, ok := strings.Cut(a.text, "="); ok && isAssignment(a.text) && slices.Contains(progVars, k) {
+			r.envProgram(k, arg{text: v, dynamic: a.dynamic}, x)
+			if goEnv {
+				r.out.must = "go env -w sets " + k + " for every later go command: it is asked every time"
+			}
+		}
+	}
+}
+
+// rgConfig are the arguments of the file RIPGREP_CONFIG_PATH names (one a
+// line, # a comment), which rg takes before its own (--pre too) unless
+// --no-config.
+func (r *reader) rgConfig(argv []arg, x *runCtx) []arg {
+	v, ok := x.env("RIPGREP_CONFIG_PATH")
+	if !ok || hasLong(argv[1:], "--no-config") {
+		return nil
+	}
+	ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
+	r.out.unclear = r.out.unclear || !known
+	var out []arg
+	for _, p := range ps {
+		b, _ := readCapped(p, maxGitConfig)
+		r.out.unclear = r.out.unclear || len(b) > maxGitConfig
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				out = append(out, arg{text: l})
+			}
+		}
+	}
+	return out
+}
+
+// maxGoSource is how much Go source one go generate reads.
+const maxGoSource = 16 << 20
+
+// goGenerate reads what go generate (go [-C DIR] generate [PKGS]) runs:
+// the //go:generate lines of the packages named by a path (./... a tree,
+// a file), for the deny list only, as hooks are read. An import path, or
+// more than maxGoSource bytes, leaves the line unclear.
+func (r *reader) goGenerate(args []arg, x *runCtx) {
+	sc := x.sc.clone()
+	for len(args) > 1 && args[0].text == "-C" {
+		r.cd("cd", []arg{{text: "--"}, args[1]}, sc)
+		args = args[2:]
+	}
+	if len(args) == 0 || args[0].text != "generate" || hasArg(args, "-n") { // -n prints, runs nothing
+		return
+	}
+	pkgs := operands(skipValues(args[1:], "-run", "-skip", "-tags", "-mod", "-modfile", "-overlay", "-pkgdir", "-gcflags", "-ldflags",
+		"-asmflags", "-gccgoflags", "-toolexec", "-exec", "-p", "-buildmode", "-compiler", "-installsuffix", "-pgo", "-coverpkg", "-covermode", "-o"))
+	if len(pkgs) == 0 {
+		pkgs = []arg{{text: "."}}
+	}
+	left := maxGoSource
+	for _, p := range pkgs {
+		dir, all := strings.CutSuffix(p.text, "/...")
+		ps, known := resolve(arg{text: dir, dynamic: p.dynamic}, sc.cwds)
+		if !known || !strings.HasPrefix(dir, ".") && !path.IsAbs(dir) && !strings.HasSuffix(dir, ".go") {
+			r.out.unclear = true // an import path, or a directory hub cannot know
+			continue
+		}
+		for _, d := range ps {
+			r.generateIn(d, all, &left)
+		}
+	}
+}
+
+// generateIn reads the //go:generate lines of the Go files in root (a
+// file, or a directory: its tree when all, without what go leaves out:
+// testdata, vendor, names starting with . or _).
+func (r *reader) generateIn(root string, all bool, left *int) {
+	top := fromShellPath(root)
+	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		switch name := filepath.Base(p); {
+		case err != nil:
+			return nil
+		case d.IsDir() && p != top && (!all || name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(name, ".go"):
+			return nil
+		}
+		b, _ := readCapped(toSlash(p), int64(*left))
+		if *left -= len(b); *left < 0 {
+			r.out.unclear = true
+			return filepath.SkipAll
+		}
+		sub, sc := newReader()
+		sc.cwds = []string{path.Dir(toSlash(p))}
+		cmds := map[string][]arg{} // -command NAME CMD…, for the rest of the file
+		for _, l := range strings.Split(string(b), "\n") {
+			line, ok := strings.CutPrefix(strings.TrimSuffix(l, "\r"), "//go:generate")
+			if words := goWords(line, r.home); ok && len(words) > 0 && (line[0] == ' ' || line[0] == '\t') {
+				if c, ok := cmds[words[0].text]; ok {
+					words = append(slices.Clone(c), words[1:]...)
+				}
+				if words[0].text == "-command" && len(words) > 1 {
+					cmds[words[1].text] = words[2:]
+				} else {
+					sub.run(words, &runCtx{sc: sc.clone()})
+				}
+			}
+		}
+		r.setDeny(sub.out.deny)
+		return nil
+	})
+}
+
+// goWords splits a //go:generate line as go generate does: on blanks, a
+// word starting with " a Go string, $NAME and ${NAME} expanded (hub knows
+// $HOME and $DOLLAR, which is $).
+func goWords(s, home string) []arg {
+	var out []arg
+	for s = strings.TrimLeft(s, " \t"); s != ""; s = strings.TrimLeft(s, " \t") {
+		end := strings.IndexAny(s, " \t")
+		if end < 0 {
+			end = len(s)
+		}
+		word := s[:end]
+		if q, err := strconv.QuotedPrefix(s); err == nil && s[0] == '"' {
+			word, _ = strconv.Unquote(q)
+			end = len(q)
+		}
+		a := arg{}
+		a.text = os.Expand(word, func(n string) string {
+			switch n {
+			case "HOME":
+				return home
+			case "DOLLAR":
+				return "$"
+			}
+			a.dynamic = true
+			return unknown.text
+		})
+		out, s = append(out, a), s[end:]
+	}
+	return out
+}
+
+// pkgManagers run their package.json's scripts: npm, pnpm, yarn and bun
+// for a script's name (and pre and post scripts, install scripts for an
+// install), node --run, deno task.
+var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno")
+
+// pkgScripts reads the scripts of the package.json a package manager
+// runs in (the nearest one up from each directory, or the one --prefix,
+// -C, --dir or --cwd names) and of its workspaces, as git's hooks are
+// read (readHooks): every script, whatever the command, for the deny list
+// only, maxGitConfig bytes of each file and maxGitFiles files at most.
+func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
+	if !pkgManagers[name] || name == "node" && !hasLong(args, "--run") || name == "deno" && (len(args) == 0 || args[0].text != "task") {
+		return
+	}
+	sc := x.sc.clone()
+	dirs, _ := (&check{r: r}).optValues(args, "C", "--prefix --dir --cwd", "")
+	for _, d := range dirs {
+		r.cd("cd", []arg{{text: "--"}, d}, sc)
+	}
+	if sc.cwds = unionDirs(x.sc.cwds, sc.cwds); sc.cwds == nil { // and here's: an option after -- is the script's
+		r.out.unclear = true // npm --prefix "$D" test: a package.json hub cannot know
+	}
+	left := maxGitFiles
+	for _, d := range sc.cwds {
+		r.pkgSets(operands(args), d)
+		for p := d; ; p = path.Dir(p) {
+			if slices.ContainsFunc(pkgFiles, func(f string) bool { return exists(path.Join(p, f), false) }) {
+				r.readScripts(p, &left, true)
+				break
+			}
+			if p == path.Dir(p) {
+				break
+			}
+		}
+	}
+}
+
+// pkgSets reads a script a package manager's own command writes in dir's
+// package.json for a later command to run (npm pkg set scripts.x=…, npm
+// set-script x …). Its config (npm config set editor …) writes its
+// credential store: refused already (writesCredStore).
+func (r *reader) pkgSets(ops []arg, dir string) {
+	w := append(texts(ops), "", "", "")
+	if w[0] == "set-script" {
+		r.readScript(w[2], dir)
+	}
+	for _, kv := range w[2:] {
+		if k, v, ok := strings.Cut(kv, "="); ok && w[0] == "pkg" && w[1] == "set" && strings.HasPrefix(k, "scripts.") {
+			r.readScript(v, dir)
+		}
+	}
+}
+
+// pkgFiles hold the scripts (package.json's) and tasks (deno's) run.
+var pkgFiles = []string{"package.json", "deno.json", "deno.jsonc"}
+
+// readScript reads one script (or a deno task's command) run in dir
+// (see pkgScripts) as sh, cmd.exe (npm's shell on Windows) and a
+// script-shell's PowerShell would.
+func (r *reader) readScript(v any, dir string) {
+	line, ok := v.(string)
+	if task, isTask := v.(map[string]any); isTask {
+		line, ok = task["command"].(string)
+	}
+	if !ok {
+		return
+	}
+	for _, read := range []func(*reader, *scope){
+		func(sub *reader, sc *scope) { sub.script(line, sc, input{}) },
+		func(sub *reader, sc *scope) { sub.cmdScript(firstLine(line), &runCtx{sc: sc}) },
+		func(sub *reader, sc *scope) { sub.psScript(line, &runCtx{sc: sc}) },
+	} {
+		sub, ssc := newReader()
+		for k := range r.active { // a script's npm run reads no package.json read here
+			sub.active[k] = strings.HasPrefix(k, "pkg ")
+		}
+		ssc.cwds = []string{dir}
+		read(sub, ssc)
+		r.setDeny(sub.out.deny)
+	}
+}
+
+// readScripts reads the scripts of dir's package.json and deno.json (see
+// pkgScripts) and, when ws, of the workspaces package.json or
+// pnpm-workspace.yaml lists.
+func (r *reader) readScripts(dir string, left *int, ws bool) {
+	key := "pkg " + dir
+	if *left--; r.active[key] || *left < 0 {
+		r.out.unclear = r.out.unclear || *left < 0
+		return
+	}
+	r.active[key] = true
+	var globs []string
+	for _, f := range pkgFiles {
+		b, err := readCapped(path.Join(dir, f), maxGitConfig)
+		var pkg struct {
+			Scripts, Tasks map[string]any
+			Workspaces     json.RawMessage
+		}
+		if r.out.unclear = r.out.unclear || len(b) > maxGitConfig; err != nil || json.Unmarshal(b, &pkg) != nil {
+			r.out.unclear = r.out.unclear || err == nil && f == "deno.jsonc" // comments: hub cannot read it, deno can
+			continue                                                         // npm refuses it and runs nothing
+		}
+		for _, m := range []map[string]any{pkg.Scripts, pkg.Tasks} {
+			for _, name := range slices.Sorted(maps.Keys(m)) {
+				r.readScript(m[name], dir)
+			}
+		}
+		var obj struct{ Packages []string }
+		if json.Unmarshal(pkg.Workspaces, &obj.Packages) != nil {
+			_ = json.Unmarshal(pkg.Workspaces, &obj) // yarn's {"packages": […]}
+		}
+		globs = append(globs, obj.Packages...)
+	}
+	var pnpm struct{ Packages []string }
+	if b, err := readCapped(path.Join(dir, "pnpm-workspace.yaml"), maxGitConfig); err == nil && yaml.Unmarshal(b, &pnpm) == nil {
+		globs = append(globs, pnpm.Packages...)
+	}
+	for _, g := range globs {
+		matches, _ := filepath.Glob(fromShellPath(path.Join(dir, g)))
+		for _, m := range matches {
+			if ws && exists(path.Join(toSlash(m), "package.json"), false) {
+				r.readScripts(toSlash(m), left, false)
+			}
+		}
+	}
+}
