@@ -29,10 +29,16 @@ func FilesUnder(dir, ext string) []string {
 }
 
 // Trustable are those of files 'hub trust' can record: regular files
-// there, of at most MaxProjectFile bytes.
+// there, of at most MaxProjectFile bytes; a SKILL.md with its folder's
+// files, each one such.
 func Trustable(files []string) []string {
 	return slices.DeleteFunc(slices.Clone(files), func(p string) bool {
-		_, err := ReadProjectFile(p)
+		folder, err := skillFolder(p)
+		for _, f := range append(folder, p) {
+			if _, e := ReadProjectFile(f); e != nil {
+				err = e
+			}
+		}
 		return err != nil
 	})
 }
