@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,95 @@ func piSaw(mock *mockllm.OpenAIServer) string {
 		b.Write(r.Body)
 	}
 	return b.String()
+}
+
+// Through hub run: the repository's skills and system prompts reach the
+// model only under --trust-project.
+func TestRunPi_RepositoryInstructionsNeedHubTrust(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	for _, trust := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "--trust-project"}[trust], func(t *testing.T) {
+			mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
+			defer mock.Close()
+			cwd, agentDir := t.TempDir(), piAgentDir(t, mock)
+			piWrite(t, cwd, piRepoInstructions)
+			piWrite(t, agentDir, piOwnInstructions)
+			args := []string{"--agent", "pi", "--cwd", cwd, "--format", "jsonl", "hello"}
+			if trust {
+				args = append([]string{"--trust-project"}, args...)
+			}
+			r := runHub(t, t.TempDir(), piHubCfg(bin, agentDir), "", args...)
+			saw := piSaw(mock)
+			if r.code != 0 || !strings.Contains(saw, "MARK-MY-SKILL") {
+				t.Fatalf("exit %d, the model saw the user's skill: %v\n%s", r.code, strings.Contains(saw, "MARK-MY-SKILL"), e2eTail(r.stderr, 10))
+			}
+			for _, mark := range []string{"MARK-REPO-SKILL", "MARK-REPO-SYSTEM", "MARK-REPO-APPEND"} {
+				if strings.Contains(saw, mark) != trust {
+					t.Errorf("the model saw the repository's %s: %v, want %v", mark, !trust, trust)
+				}
+			}
+		})
+	}
+}
+
+// Through hub acp: an editor's session in an untrusted repository runs pi
+// without the repository's skill and system prompt, and the first turn
+// names what was left out.
+func TestPi_ACPRepositoryInstructionsLeftOut(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
+	defer mock.Close()
+	cwd, agentDir := t.TempDir(), piAgentDir(t, mock)
+	piWrite(t, cwd, piRepoInstructions)
+	piWrite(t, agentDir, piOwnInstructions)
+	h := startHub(t, piHubCfg(bin, agentDir), nil)
+	h.initialize(map[string]any{})
+	stop, updates, err := h.prompt(h.newSession(cwd), "hello")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("stop=%q err=%v\n%s", stop, err, h.stderr())
+	}
+	saw := piSaw(mock)
+	for _, mark := range []string{"MARK-REPO-SKILL", "MARK-AGENTS-SKILL", "MARK-REPO-SYSTEM", "MARK-REPO-APPEND"} {
+		if strings.Contains(saw, mark) {
+			t.Errorf("the model saw the repository's %s under hub acp", mark)
+		}
+	}
+	if text := piAgentText(updates); !strings.Contains(text, filepath.Join(cwd, ".pi")) || !strings.Contains(text, "hub trust") {
+		t.Errorf("the first turn does not name what was left out: %q", text)
+	}
+}
+
+// A repository's AGENTS.md linked to a file out of it: pi read the link
+// and sent the file to the model unasked (fails on accb58c). pi now runs
+// without context files, and says why.
+func TestPi_AgentsMdLinkedOutOfTheRepositoryNotSent(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
+	defer mock.Close()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	agentDir, cwd, secret := piAgentDir(t, mock), t.TempDir(), filepath.Join(t.TempDir(), "id_rsa")
+	piWrite(t, cwd, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
+	piWrite(t, filepath.Dir(secret), map[string]string{"id_rsa": "MARK-SECRET-KEY\n"})
+	if err := os.Symlink(secret, filepath.Join(cwd, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	a := pi.NewWithOptions(pi.Options{Argv: []string{bin}, Provider: "mock", Model: "mock-model", Log: zerolog.New(os.Stderr),
+		Env: map[string]string{"PI_CODING_AGENT_DIR": agentDir, "PI_OFFLINE": "1"}})
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs := piDrain(t, s, "hello", nil)
+	if saw := piSaw(mock); !strings.Contains(saw, "hello") || strings.Contains(saw, "MARK-SECRET-KEY") {
+		t.Errorf("the model saw the prompt: %v, the linked secret: %v", strings.Contains(saw, "hello"), strings.Contains(saw, "MARK-SECRET-KEY"))
+	}
+	if !slices.ContainsFunc(evs, func(e adapters.Event) bool {
+		return e.Error != nil && e.Error.Code == adapters.CodeWarning && strings.Contains(e.Error.Message, filepath.Join(cwd, "AGENTS.md"))
+	}) {
+		t.Errorf("no warning names the linked AGENTS.md: %+v", evs)
+	}
 }
 
 // pi read a repository's skills (.pi/skills, .agents/skills), prompt
