@@ -108,8 +108,8 @@ func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice s
 	}
 	if err := contextEscape(so.Cwd); err != nil {
 		args = append(args, "--no-context-files")
-		notice = strings.TrimPrefix(notice+". pi runs without AGENTS.md and CLAUDE.md files, as it would pass "+
-			"a secret to the model: "+err.Error(), ". ")
+		notice = strings.TrimPrefix(notice+". pi runs without its AGENTS.md and CLAUDE.md files: "+err.Error()+
+			" (pi would send it to the model; hub sends only a regular file of the project of at most 1 MiB, through no link out of it)", ". ")
 	}
 	return args, notice, nil
 }

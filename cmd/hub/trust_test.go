@@ -20,8 +20,11 @@ func TestTrust_ClaudeProjectSettingsNeedHubTrust(t *testing.T) {
 		{"claude", filepath.Join(".claude", "settings.json"), "--setting-sources user,local"},
 		{"qodercli", filepath.Join(".qoder", "settings.json"), "--setting-sources user,local"},
 		{"pi", filepath.Join(".pi", "extensions", "x.ts"), "--no-extensions"},
+		{"pi", filepath.Join(".pi", "skills", "x", "scripts", "run.sh"), "--no-skills"},
+		{"pi", filepath.Join(".pi", "prompts", "x.md"), "--no-prompt-templates"},
+		{"pi", filepath.Join(".pi", "SYSTEM.md"), "--system-prompt"},
 	} {
-		t.Run(tt.agent, func(t *testing.T) { testAgentFilesNeedHubTrust(t, tt.agent, tt.file, tt.leftOut) })
+		t.Run(tt.agent+" "+tt.file, func(t *testing.T) { testAgentFilesNeedHubTrust(t, tt.agent, tt.file, tt.leftOut) })
 	}
 }
 
