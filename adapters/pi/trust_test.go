@@ -88,6 +88,12 @@ func TestTrustArgs_RepositoryInstructionsLeftOut(t *testing.T) {
 		{"trusted", []string{".pi/skills/s/SKILL.md", ".pi/prompts/p.md", ".pi/SYSTEM.md"}, nil, true, nil},
 		{"AGENTS.md linked out", []string{"AGENTS.md -> agentDir/secret"}, []string{"secret"}, false, []string{"--no-context-files"}},
 		{"AGENTS.md linked in", []string{"AGENTS.md -> cwd/docs/guide.md", "docs/guide.md"}, nil, false, nil},
+		// A linked SKILL.md, into the repository or out of it, is trusted by
+		// the bytes pi reads through it; a linked skill folder never is.
+		{"a SKILL.md linked out", []string{".pi/skills/s/SKILL.md -> agentDir/elsewhere.md"}, []string{"elsewhere.md"}, false, []string{"--no-skills"}},
+		{"a SKILL.md linked out, trusted", []string{".pi/skills/s/SKILL.md -> agentDir/elsewhere.md"}, []string{"elsewhere.md"}, true, nil},
+		{"a SKILL.md linked in, trusted", []string{".pi/skills/s/SKILL.md -> cwd/docs/skill.md", "docs/skill.md"}, nil, true, nil},
+		{"a skill folder linked, trusted", []string{".pi/skills/s -> cwd/docs", "docs/SKILL.md"}, nil, true, []string{"--no-skills"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("XDG_STATE_HOME", t.TempDir())
@@ -101,6 +107,9 @@ func TestTrustArgs_RepositoryInstructionsLeftOut(t *testing.T) {
 			}
 			for _, f := range append(tt.repo, ".git/HEAD") {
 				if name, target, ok := strings.Cut(f, " -> "); ok {
+					if err := os.MkdirAll(filepath.Dir(filepath.Join(cwd, name)), 0o755); err != nil {
+						t.Fatal(err)
+					}
 					if err := os.Symlink(filepath.FromSlash(expand.Replace(target)), filepath.Join(cwd, name)); err != nil {
 						t.Skip("no symlinks:", err)
 					}
