@@ -104,7 +104,7 @@ func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice s
 		}
 	}
 	if len(untrusted) > 0 {
-		notice = config.LeftOut("pi", untrusted, " (and so without those of its kinds your pi packages add)", "run code as pi starts or instruct it", so.Cwd)
+		notice = config.LeftOut("pi", untrusted, " (and so without what your pi packages add of those kinds)", "run code as pi starts or instruct it", so.Cwd)
 	}
 	if err := contextEscape(so.Cwd); err != nil {
 		args = append(args, "--no-context-files")
