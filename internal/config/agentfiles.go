@@ -72,5 +72,11 @@ func LeftOut(agent string, files []string, also, risk, cwd string) string {
 			fix = fmt.Sprintf("run 'hub trust' in %s; %s", cwd, fix)
 		}
 	}
+	for _, f := range files { // a skill's script, which the agent does not list
+		if err := SkillChange(f); err != nil && untrustable(f) == nil {
+			fix = fmt.Sprintf("%s; %v", fix, err)
+			break
+		}
+	}
 	return fmt.Sprintf("%s runs without %s%s: hub has not trusted them, and they may %s (%s)", agent, strings.Join(named, " and "), also, risk, fix)
 }

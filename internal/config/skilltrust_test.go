@@ -79,6 +79,9 @@ func TestTrustFiles_SkillFolderIsPartOfItsTrust(t *testing.T) {
 			if IsTrusted(skill, data) != (tt.names == "") || UntrustedFile(skill) != (tt.names != "") {
 				t.Errorf("IsTrusted = %v, UntrustedFile = %v, want trusted %v", IsTrusted(skill, data), UntrustedFile(skill), tt.names == "")
 			}
+			if notice := LeftOut("claude", []string{skill}, "", "grant tools", repo); tt.names != "" && !strings.Contains(notice, tt.names) {
+				t.Errorf("LeftOut = %q, want it naming %q", notice, tt.names)
+			}
 			if got := len(Trustable([]string{skill})) == 1; got != tt.trustable {
 				t.Errorf("Trustable: %v, want %v", got, tt.trustable)
 			}
