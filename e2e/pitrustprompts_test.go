@@ -125,34 +125,40 @@ func TestPi_ACPRepositoryInstructionsLeftOut(t *testing.T) {
 
 // A repository's AGENTS.md linked to a file out of it: pi read the link
 // and sent the file to the model unasked (fails on accb58c). pi now runs
-// without context files, and says why.
+// without context files, and says why, trusted for the run or not (as hub
+// never sends such a file itself).
 func TestPi_AgentsMdLinkedOutOfTheRepositoryNotSent(t *testing.T) {
 	bin := e2eCLI(t, "pi", "pi")
-	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
-	defer mock.Close()
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	agentDir, cwd, secret := piAgentDir(t, mock), t.TempDir(), filepath.Join(t.TempDir(), "id_rsa")
-	piWrite(t, cwd, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
-	piWrite(t, filepath.Dir(secret), map[string]string{"id_rsa": "MARK-SECRET-KEY\n"})
-	if err := os.Symlink(secret, filepath.Join(cwd, "AGENTS.md")); err != nil {
-		t.Fatal(err)
-	}
-	a := pi.NewWithOptions(pi.Options{Argv: []string{bin}, Provider: "mock", Model: "mock-model", Log: zerolog.New(os.Stderr),
-		Env: map[string]string{"PI_CODING_AGENT_DIR": agentDir, "PI_OFFLINE": "1"}})
-	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	evs := piDrain(t, s, "hello", nil)
-	if saw := piSaw(mock); !strings.Contains(saw, "hello") || strings.Contains(saw, "MARK-SECRET-KEY") {
-		t.Errorf("the model saw the prompt: %v, the linked secret: %v", strings.Contains(saw, "hello"), strings.Contains(saw, "MARK-SECRET-KEY"))
-	}
-	if !slices.ContainsFunc(evs, func(e adapters.Event) bool {
-		return e.Error != nil && e.Error.Code == adapters.CodeWarning && strings.Contains(e.Error.Message, filepath.Join(cwd, "AGENTS.md"))
-	}) {
-		t.Errorf("no warning names the linked AGENTS.md: %+v", evs)
+	for _, trust := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "--trust-project"}[trust], func(t *testing.T) {
+			mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
+			defer mock.Close()
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			agentDir, cwd, secret := piAgentDir(t, mock), t.TempDir(), filepath.Join(t.TempDir(), "id_rsa")
+			piWrite(t, cwd, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
+			piWrite(t, filepath.Dir(secret), map[string]string{"id_rsa": "MARK-SECRET-KEY\n"})
+			if err := os.Symlink(secret, filepath.Join(cwd, "AGENTS.md")); err != nil {
+				t.Fatal(err)
+			}
+			a := pi.NewWithOptions(pi.Options{Argv: []string{bin}, Provider: "mock", Model: "mock-model", Log: zerolog.New(os.Stderr),
+				Env: map[string]string{"PI_CODING_AGENT_DIR": agentDir, "PI_OFFLINE": "1"}})
+			a.SetTrustProject(trust)
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			evs := piDrain(t, s, "hello", nil)
+			if saw := piSaw(mock); !strings.Contains(saw, "hello") || strings.Contains(saw, "MARK-SECRET-KEY") {
+				t.Errorf("the model saw the prompt: %v, the linked secret: %v", strings.Contains(saw, "hello"), strings.Contains(saw, "MARK-SECRET-KEY"))
+			}
+			if !slices.ContainsFunc(evs, func(e adapters.Event) bool {
+				return e.Error != nil && e.Error.Code == adapters.CodeWarning && strings.Contains(e.Error.Message, filepath.Join(cwd, "AGENTS.md"))
+			}) {
+				t.Errorf("no warning names the linked AGENTS.md: %+v", evs)
+			}
+		})
 	}
 }
 

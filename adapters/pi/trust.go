@@ -74,13 +74,26 @@ func projectFiles(cwd, kind string) []string {
 func (a *Adapter) SetTrustProject(trust bool) { a.opts.TrustProject = trust }
 
 // trustArgs are pi's flags that leave out the project's untrusted files
-// of each kind (--no-extensions, then the user's own again with -e) and
-// a context file that links out of the project, and the notice of what
-// was left out; an untrusted settings file is an error.
+// of each kind (--no-extensions, then the user's own again with -e) and,
+// trusted or not, its context files when one links out of the project,
+// and the notice of what was left out; an untrusted settings file is an
+// error.
 func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice string, err error) {
-	if a.opts.TrustProject {
-		return nil, "", nil
+	if !a.opts.TrustProject {
+		if args, notice, err = a.untrustedArgs(so); err != nil {
+			return nil, "", err
+		}
 	}
+	if err := contextEscape(so.Cwd); err != nil {
+		args = append(args, "--no-context-files")
+		notice = strings.TrimPrefix(notice+". pi runs without its AGENTS.md and CLAUDE.md files: "+err.Error()+
+			" (pi would send it to the model; hub sends only a regular file of the project of at most 1 MiB, through no link out of it)", ". ")
+	}
+	return args, notice, nil
+}
+
+// untrustedArgs are trustArgs for the project's untrusted files.
+func (a *Adapter) untrustedArgs(so adapters.SessionOptions) (args []string, notice string, err error) {
 	if f := filepath.Join(so.Cwd, settingsFile); config.UntrustedFile(f) {
 		return nil, "", fmt.Errorf("pi would run %s, which hub has not trusted: its packages and shell settings run commands (run 'hub trust' in %s, or pass --trust-project)", f, so.Cwd)
 	}
@@ -105,11 +118,6 @@ func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice s
 	}
 	if len(untrusted) > 0 {
 		notice = config.LeftOut("pi", untrusted, " (and so without what your pi packages add of those kinds)", "run code as pi starts or instruct it", so.Cwd)
-	}
-	if err := contextEscape(so.Cwd); err != nil {
-		args = append(args, "--no-context-files")
-		notice = strings.TrimPrefix(notice+". pi runs without its AGENTS.md and CLAUDE.md files: "+err.Error()+
-			" (pi would send it to the model; hub sends only a regular file of the project of at most 1 MiB, through no link out of it)", ". ")
 	}
 	return args, notice, nil
 }
