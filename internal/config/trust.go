@@ -81,10 +81,13 @@ func skillChange(store map[string]string, path string) error {
 // when it is used, so its trust covers them. A link in it is listed, not
 // followed into a folder.
 func skillFolder(path string) ([]string, error) {
+	if filepath.Base(path) != "SKILL.md" {
+		return nil, nil
+	}
 	dir := filepath.Dir(path)
 	real, err := filepath.EvalSymlinks(dir)
-	if filepath.Base(path) != "SKILL.md" || err != nil {
-		return nil, nil
+	if err != nil {
+		return nil, nil // no folder: the SKILL.md is missing too
 	}
 	var out []string
 	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
