@@ -109,9 +109,13 @@ func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warnin
 	}, func(s Skill) (string, string, bool, bool) { return s.Name, s.Dir, s.Trusted, s.Source == SourceUser })
 	for i, s := range out {
 		if !s.Trusted && len(s.AllowedTools) > 0 {
+			why := "the project is not trusted"
+			if err := config.SkillChange(filepath.Join(s.Dir, FileName)); err != nil {
+				why = err.Error()
+			}
 			out[i].IgnoredTools, out[i].AllowedTools = s.AllowedTools, nil
-			out[i].Notes = append(s.Notes, fmt.Sprintf("skill %s: allowed-tools %s ignored: the project is not trusted (run 'hub trust' in %s)",
-				s.Name, strings.Join(s.AllowedTools, " "), config.ProjectRoot(cwd)))
+			out[i].Notes = append(s.Notes, fmt.Sprintf("skill %s: allowed-tools %s ignored: %s (run 'hub trust' in %s)",
+				s.Name, strings.Join(s.AllowedTools, " "), why, config.ProjectRoot(cwd)))
 		}
 	}
 	return out, warns
@@ -202,7 +206,7 @@ func loadEntry(r Root, dir string, _ fs.DirEntry) (Skill, bool, error) {
 }
 
 // ProjectFiles are the SKILL.md files of the project skills visible from
-// cwd, for 'hub trust' to record.
+// cwd that 'hub trust' can record, each with its folder.
 func ProjectFiles(cwd string) []string {
 	var out []string
 	for _, r := range roots(cwd, "") { // the project's alone
@@ -211,7 +215,7 @@ func ProjectFiles(cwd string) []string {
 			out = append(out, filepath.Join(s.Dir, FileName))
 		}
 	}
-	return out
+	return config.Trustable(out)
 }
 
 // FindTrusting returns the named skill visible from cwd, with

@@ -68,7 +68,7 @@ func AgentFiles(cwd string) []AgentFile {
 	return []AgentFile{
 		{claude.ProjectSettings(cwd), "claude starts without it (its hooks, allow rules, MCP servers)"},
 		{qoder.ProjectSettings(cwd), "qodercli starts without it (its hooks, allow rules, MCP servers)"},
-		{pi.ProjectSettings(cwd), "pi starts without an extension, and not at all with its settings (they run code)"},
+		{pi.ProjectSettings(cwd), "pi starts without its extensions, skills, prompt templates and system prompts, and not at all with its settings (they run code)"},
 	}
 }
 

@@ -28,6 +28,8 @@ func runTrust(_ context.Context, e *env, args []string) int {
 	for _, agent := range all.AgentFiles(abs) {
 		files = append(files, agent.Files...)
 	}
+	slices.Sort(files) // a skill of .agents/skills is hub's, qodercli's and pi's
+	files = slices.Compact(files)
 	if err := config.TrustFiles(files); err != nil {
 		return e.fail(exitError, "hub trust: %v\n", err)
 	}

@@ -29,12 +29,22 @@ func FilesUnder(dir, ext string) []string {
 }
 
 // Trustable are those of files 'hub trust' can record: regular files
-// there, of at most MaxProjectFile bytes.
+// there, of at most MaxProjectFile bytes; a SKILL.md with its folder's
+// files, each one such.
 func Trustable(files []string) []string {
-	return slices.DeleteFunc(slices.Clone(files), func(p string) bool {
-		_, err := ReadProjectFile(p)
-		return err != nil
-	})
+	return slices.DeleteFunc(slices.Clone(files), func(p string) bool { return untrustable(p) != nil })
+}
+
+// untrustable says why 'hub trust' cannot record the file at path; nil
+// when it can.
+func untrustable(path string) error {
+	folder, err := skillFolder(path)
+	for _, f := range append(folder, path) {
+		if _, e := ReadProjectFile(f); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // UntrustedFile reports whether the project file at path is there and not
@@ -55,11 +65,17 @@ func LeftOut(agent string, files []string, also, risk, cwd string) string {
 		named = append(slices.Clone(files[:2]), fmt.Sprintf("%d more", n-2))
 	}
 	fix := fmt.Sprintf("run 'hub trust' in %s, or pass --trust-project", cwd)
-	if never := slices.DeleteFunc(slices.Clone(files), func(p string) bool { return len(Trustable([]string{p})) == 1 }); len(never) > 0 {
-		fix = fmt.Sprintf("%s cannot be trusted: 'hub trust' records only regular files of at most %d bytes, never a link to a folder; make it one, or pass --trust-project",
-			never[0], MaxProjectFile)
+	if never := slices.DeleteFunc(slices.Clone(files), func(p string) bool { return untrustable(p) == nil }); len(never) > 0 {
+		fix = fmt.Sprintf("%s cannot be trusted (%v): 'hub trust' records only regular files of at most %d bytes, never a link to a folder, and skill folders of at most %d files; make it one, or pass --trust-project",
+			never[0], untrustable(never[0]), MaxProjectFile, maxSkillFiles)
 		if len(never) < len(files) {
 			fix = fmt.Sprintf("run 'hub trust' in %s; %s", cwd, fix)
+		}
+	}
+	for _, f := range files { // a skill's script, which the agent does not list
+		if err := SkillChange(f); err != nil && untrustable(f) == nil {
+			fix = fmt.Sprintf("%s; %v", fix, err)
+			break
 		}
 	}
 	return fmt.Sprintf("%s runs without %s%s: hub has not trusted them, and they may %s (%s)", agent, strings.Join(named, " and "), also, risk, fix)

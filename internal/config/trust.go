@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -49,13 +50,72 @@ func fileHash(data []byte) string {
 }
 
 // IsTrusted reports whether the project file at path, with these bytes,
-// was trusted by the user.
+// was trusted by the user; a SKILL.md with every other file of its
+// folder as it is now (SkillChange).
 func IsTrusted(path string, data []byte) bool {
+	store := loadTrust()
+	return trusted(store, path, data) && skillChange(store, path) == nil
+}
+
+// SkillChange says which file of the folder of the SKILL.md at path the
+// user has not trusted as it is now (a script changed or added since
+// 'hub trust', a link to a folder, too many files); nil when none is,
+// and for another file.
+func SkillChange(path string) error { return skillChange(loadTrust(), path) }
+
+func skillChange(store map[string]string, path string) error {
+	files, err := skillFolder(path)
+	for _, f := range files {
+		if err != nil {
+			break
+		}
+		if data, e := ReadProjectFile(f); e != nil || !trusted(store, f, data) {
+			err = cmp.Or(e, fmt.Errorf("%s is new or changed since 'hub trust'", f))
+		}
+	}
+	return err
+}
+
+// skillFolder are the files of the folder of the SKILL.md at path besides
+// it (none for another file), at most maxSkillFiles: a skill's scripts run
+// when it is used, so its trust covers them. A link in it is listed, not
+// followed into a folder.
+func skillFolder(path string) ([]string, error) {
+	if filepath.Base(path) != "SKILL.md" {
+		return nil, nil
+	}
+	dir := filepath.Dir(path)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, nil // no folder: the SKILL.md is missing too
+	}
+	var out []string
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(real, p)
+		switch p = filepath.Join(dir, rel); {
+		case err != nil:
+			return err
+		case d.IsDir() || p == filepath.Join(dir, "SKILL.md"):
+			return nil
+		case len(out) == maxSkillFiles:
+			return fmt.Errorf("%s holds more than %d files, more than 'hub trust' records", dir, maxSkillFiles)
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// maxSkillFiles caps the files of a skill folder 'hub trust' records.
+const maxSkillFiles = 256
+
+// trusted reports whether store holds the file at path with these bytes.
+func trusted(store map[string]string, path string, data []byte) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return false
 	}
-	store, sum := loadTrust(), fileHash(data)
+	sum := fileHash(data)
 	if store[abs] == sum {
 		return true
 	}
@@ -98,12 +158,20 @@ func ProjectFiles(dir string) []string {
 	return out
 }
 
-// TrustFiles records files (project config files, skills) as they are now.
-// The store is rewritten under its lock, re-read first, so concurrent
-// `hub trust` runs keep each other's entries.
+// TrustFiles records files (project config files, skills) as they are now,
+// a SKILL.md with the other files of its folder. The store is rewritten
+// under its lock, re-read first, so concurrent `hub trust` runs keep each
+// other's entries.
 func TrustFiles(files []string) error {
-	add := map[string]string{}
+	add, all := map[string]string{}, slices.Clone(files)
 	for _, f := range files {
+		folder, err := skillFolder(f)
+		if err != nil {
+			return fmt.Errorf("trust %s: %w", f, err)
+		}
+		all = append(all, folder...)
+	}
+	for _, f := range all {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			return fmt.Errorf("trust %s: %w", f, err)
