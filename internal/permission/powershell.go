@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 // The PowerShell reader: a line PowerShell runs (pwsh -c, powershell.exe
@@ -37,15 +39,26 @@ func (req Request) windowsDeny() string {
 	return ""
 }
 
-// windowsReadings are req's line read as PowerShell and as cmd.exe (the
-// first line: cmd /c runs no more); none for an argv.
+// windowsReadings are req's line read as PowerShell and as cmd.exe; none
+// for an argv or a line whose shell req knows (reading is its one).
 func (req Request) windowsReadings() []*reading {
-	if req.Argv || req.Command == "" {
+	if req.Argv || req.Command == "" || req.Shell != adapters.ShellUnknown {
 		return nil
 	}
-	ps := readAs(req.Command, req.dirs(), func(r *reader, sc *scope) { r.psScript(req.Command, &runCtx{sc: sc}) })
-	first := firstLine(req.Command)
-	return []*reading{ps, readAs(first, req.dirs(), func(r *reader, sc *scope) { r.cmdScript(first, &runCtx{sc: sc}) })}
+	return []*reading{readIn(adapters.ShellPowerShell, req.Command, req.dirs()), readIn(adapters.ShellCmd, req.Command, req.dirs())}
+}
+
+// readIn reads line, run in one of dirs, in shell's grammar (sh's when
+// unknown); cmd.exe's first line only: cmd /c runs no more.
+func readIn(shell adapters.Shell, line string, dirs []string) *reading {
+	switch shell {
+	case adapters.ShellPowerShell:
+		return readAs(line, dirs, func(r *reader, sc *scope) { r.psScript(line, &runCtx{sc: sc}) })
+	case adapters.ShellCmd:
+		first := firstLine(line)
+		return readAs(first, dirs, func(r *reader, sc *scope) { r.cmdScript(first, &runCtx{sc: sc}) })
+	}
+	return readLine(line, dirs)
 }
 
 // psWord is one argument: its values (a, b is an array of two) and how
@@ -679,7 +692,7 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		r.psAlias(c.words[1:], x.sc)
 	}
 	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
-		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
+		words := []string{psCmdletName(prog)} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them (Remove-Item names ri and del too)
 		for _, w := range c.words[1:] {
 			words = append(words, w.raw)
 		}

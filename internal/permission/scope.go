@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 // AlwaysScope is what an "always" answer covers; it is never broader than
@@ -32,6 +34,30 @@ func AlwaysScope(tool, command string) string {
 	if !ok || wrapped(argv) || destructive(argv) || hasFlag(argv[1:], programFlags[progName(argv[0])]...) ||
 		len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
 		return exact
+	}
+	return tool + "\x00" + strings.Join(commandShape(argv), " ")
+}
+
+// scope is AlwaysScope for req's command. A line PowerShell or cmd.exe
+// runs is scoped by that shell's reading, under the tool named with the
+// shell ("bash@powershell"), so no answer for one grammar covers the
+// same words in another: one plain program (no cmdlet, wrapper, redirect
+// or word only the shell knows) keeps its shape, anything else only
+// itself.
+func (req Request) scope() string {
+	if req.Shell == adapters.ShellUnknown || req.Shell == adapters.ShellSh {
+		return AlwaysScope(req.Tool, req.Command)
+	}
+	tool := req.Tool + "@" + string(req.Shell)
+	rd := req.reading()
+	if len(rd.calls) != 1 || rd.unclear {
+		return tool + "\x00=" + strings.TrimSpace(req.Command)
+	}
+	c := rd.calls[0]
+	argv := texts(c.argv)
+	if len(c.layers) != 1 || c.opaque || len(c.redirs) > 0 || len(argv) == 0 || anyDynamic(c.argv) || wrapped(argv) || destructive(argv) ||
+		hasFlag(argv[1:], programFlags[progName(argv[0])]...) {
+		return tool + "\x00=" + strings.TrimSpace(req.Command)
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
 }
