@@ -166,7 +166,7 @@ func checkNative(t *testing.T, rows []permtest.Row, ws string, perms config.Perm
 	defer srv.Close()
 	reg := adapters.NewRegistry()
 	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
-		openai.Options{IdleTimeout: 30 * time.Second}))
+		openai.Options{IdleTimeout: 30 * time.Second, Shell: adapters.ShellSh})) // the rows are sh lines (under Wine the host's shell is PowerShell)
 	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
 		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: perms})})
 	ed := &askedEditor{asked: map[string]bool{}}

@@ -72,6 +72,30 @@ func TestKnownShell_ReadInItsShell(t *testing.T) {
 	}
 }
 
+// sh gives pwsh a home with a space or a comma as one word: after
+// -CommandWithArgs's code it is one value ($args[0]), so the sh reading
+// alone refuses it as the PowerShell reading of the raw line did.
+func TestKnownShell_PwshGetsAHomeWithASpace(t *testing.T) {
+	t.Setenv("HOME", "/work/users/John Smith, Jr")
+	for _, tt := range []struct {
+		line string
+		deny bool
+	}{
+		{`pwsh -CommandWithArgs 'Remove-Item -Recurse $args[0]' ~`, true},
+		{`pwsh -cwa 'Remove-Item -Recurse -Path $args[0]' "$HOME"`, true},
+		{`pwsh -Command { Remove-Item -Recurse ~ }`, true},
+		{`pwsh -Command Remove-Item -Recurse ~/.ssh`, true},
+		{`pwsh -Command Write-Output 'a, b' ~`, false},
+		{`pwsh -CommandWithArgs 'Get-ChildItem $args[0]' ~`, false},
+	} {
+		for _, shell := range []adapters.Shell{adapters.ShellSh, adapters.ShellUnknown} {
+			if v, _ := mustNew(t).Decide(knownShellRequest(shell, tt.line)); v.Hard != tt.deny {
+				t.Errorf("%s %q: %+v, want hard deny %v", shell, tt.line, v, tt.deny)
+			}
+		}
+	}
+}
+
 // An "always" for a PowerShell line covers what PowerShell runs of it, no
 // more: a destructive cmdlet or code in a script block only itself, a
 // line with a word only PowerShell knows not even that.

@@ -1186,7 +1186,14 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 			if i+1 < len(args) && args[i+1].text == "-" {
 				return r.psStdin(argv, x)
 			}
-			return r.psRun(joinArgs(args[i+1:]), argv, x)
+			code := joinArgs(args[i+1:])
+			if lit := psLiterals(args[i+1:]); lit.text != code.text {
+				if opt == "command" { // pwsh joins -Command's words: a home "C:\Users\A B" splits in two
+					r.psRun(code, argv, x)
+				}
+				code = lit // -CommandWithArgs's words after the code are values ($args); -Command's read so too
+			}
+			return r.psRun(code, argv, x)
 		case opt == "encodedcommand" || opt == "ec":
 			if i+1 >= len(args) {
 				return r.final(argv, x)
@@ -1210,6 +1217,19 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 		}
 	}
 	return r.psStdin(argv, x)
+}
+
+// psLiterals joins pwsh's code word and the words after it, each of
+// these that PowerShell would split or end at (a space, a comma, a ;)
+// quoted as one value.
+func psLiterals(words []arg) arg {
+	out := slices.Clone(words)
+	for i := 1; i < len(out); i++ {
+		if strings.ContainsAny(out[i].text, " \t\n,;|&'\"") {
+			out[i].text = "'" + strings.ReplaceAll(out[i].text, "'", "''") + "'"
+		}
+	}
+	return joinArgs(out)
 }
 
 // psRun reads code given to pwsh.

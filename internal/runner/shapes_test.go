@@ -100,7 +100,7 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 		reg := adapters.NewRegistry()
 		retries := 0
 		reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
-			openai.Options{MaxRetries: &retries}))
+			openai.Options{MaxRetries: &retries, Shell: adapters.ShellSh})) // the rows are sh lines (under Wine the host shell is PowerShell)
 		var out, errb bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: conversation.ApproveReadOnly, Format: FormatJSONL,
 			Stdout: &out, Stderr: &errb, Timeout: shapesHangGuard, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
@@ -170,7 +170,7 @@ func TestShapes_HubRunAlwaysNoBroaderThanShown(t *testing.T) {
 				defer srv.Close()
 				retries := 0
 				reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
-					openai.Options{MaxRetries: &retries}))
+					openai.Options{MaxRetries: &retries, Shell: adapters.ShellSh})) // the rows are sh lines (under Wine the host shell is PowerShell)
 			}
 			var out, errb bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agent: agent, Cwd: ws, Prompt: "go", Approve: conversation.ApproveNone, Format: FormatJSONL,
