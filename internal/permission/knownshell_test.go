@@ -37,6 +37,8 @@ func TestKnownShell_ReadInItsShell(t *testing.T) {
 		{"deny Remove-Item, ri", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `ri -r build`, Deny, false, false},
 		{"deny Remove-Item, del", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `del .\build -Recurse`, Deny, false, false},
 		{"deny Remove-Item, rm", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `rm -r build`, Deny, false, false},
+		{"deny Remove-Item, erase", []config.PermissionRule{rule("remove-item", "deny")}, ps, `ERASE build`, Deny, false, false},
+		{"deny Remove-Item, rd", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `rd build -r`, Deny, false, false},
 		{"deny Remove-Item, module name", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `Microsoft.PowerShell.Management\Remove-Item build`, Deny, false, false},
 		{"deny rm, Remove-Item", []config.PermissionRule{rule("rm", "deny")}, ps, `Remove-Item -Recurse build`, Deny, false, false},
 		{"deny Remove-Item spares Get-ChildItem", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `Get-ChildItem -Recurse build`, "", false, false},
