@@ -40,6 +40,9 @@ func TestKnownShell_ReadInItsShell(t *testing.T) {
 		{"deny Remove-Item, erase", []config.PermissionRule{rule("remove-item", "deny")}, ps, `ERASE build`, Deny, false, false},
 		{"deny Remove-Item, rd", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `rd build -r`, Deny, false, false},
 		{"deny Remove-Item, module name", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `Microsoft.PowerShell.Management\Remove-Item build`, Deny, false, false},
+		{"deny an alias, its own", []config.PermissionRule{rule("del", "deny")}, ps, `del build`, Deny, false, false},
+		{"deny an alias, ri", []config.PermissionRule{rule("ri", "deny")}, ps, `ri -r build`, Deny, false, false},
+		{"allow an alias, its own", []config.PermissionRule{rule("gci", "allow")}, ps, `gci -Recurse src`, Allow, false, false},
 		{"deny rm, Remove-Item", []config.PermissionRule{rule("rm", "deny")}, ps, `Remove-Item -Recurse build`, Deny, false, false},
 		{"deny Remove-Item spares Get-ChildItem", []config.PermissionRule{rule("Remove-Item", "deny")}, ps, `Get-ChildItem -Recurse build`, "", false, false},
 		// An allow rule allows only what PowerShell runs: @(…) runs code.

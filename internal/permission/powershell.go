@@ -692,11 +692,14 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		r.psAlias(c.words[1:], x.sc)
 	}
 	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
-		words := []string{psCmdletName(prog)} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them (Remove-Item names ri and del too)
+		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
 		for _, w := range c.words[1:] {
 			words = append(words, w.raw)
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
+		if n := psCmdletName(prog); n != strings.ToLower(prog.text) { // and by the cmdlet's name: Remove-Item names ri and del
+			x.layers = append(x.layers, append([]string{n}, words[1:]...))
+		}
 		return r.psCmdlet(spec, c.words[1:], x)
 	}
 	if n := psCmdletName(prog); (n == "foreach-object" || n == "%" || n == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
