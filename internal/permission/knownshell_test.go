@@ -2,6 +2,7 @@ package permission
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
@@ -12,8 +13,9 @@ import (
 // when it runs in shell.
 func knownShellRequest(shell adapters.Shell, line string) Request {
 	str, _ := json.Marshal(line)
+	cwd, _ := filepath.Abs(defaultShapeCwd) // on Windows, /work/… has no drive: its files would be outside the workspace
 	return RequestOf(adapters.ToolCall{Name: "bash", Kind: adapters.KindExecute, RawInput: json.RawMessage(`{"command":` + string(str) + `}`), Shell: shell},
-		defaultShapeCwd)
+		cwd)
 }
 
 // A line whose shell the tool knows is read once, in that shell, by every
