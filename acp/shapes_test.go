@@ -108,7 +108,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	})
 	t.Run("native", func(t *testing.T) {
 		ws := permtest.Workspace(t)
-		checkNative(t, shapeRows(t, ws), ws, allowAll)
+		checkNative(t, shapeRows(t, ws), ws, allowAll, adapters.ShellSh)
 	})
 }
 
@@ -122,7 +122,7 @@ func TestShapes_HubACPAlwaysNoBroaderThanShown(t *testing.T) {
 	for name, check := range map[string]func(*testing.T, []permtest.Row, string){
 		"relay":    func(t *testing.T, rows []permtest.Row, ws string) { checkRelayed(t, rows, ws, none, false) },
 		"delegate": func(t *testing.T, rows []permtest.Row, ws string) { checkRelayed(t, rows, ws, none, true) },
-		"native":   func(t *testing.T, rows []permtest.Row, ws string) { checkNative(t, rows, ws, none) },
+		"native":   func(t *testing.T, rows []permtest.Row, ws string) { checkNative(t, rows, ws, none, adapters.ShellSh) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			ws := permtest.Workspace(t)
@@ -133,6 +133,38 @@ func TestShapes_HubACPAlwaysNoBroaderThanShown(t *testing.T) {
 			check(t, rows, ws)
 		})
 	}
+}
+
+// psRow is a native-loop bash call of a PowerShell line.
+func psRow(name string, want permtest.Class, line string) permtest.Row {
+	args, _ := json.Marshal(map[string]string{"command": line})
+	return permtest.Row{Name: name, Want: want, NativeTool: "bash", NativeArgs: string(args)}
+}
+
+// hub acp's native loop on a PowerShell host reads its bash lines as
+// PowerShell: a deny rule naming Remove-Item refuses its aliases, a secret
+// PowerShell names is asked although a rule allows everything, and an
+// "always" covers what PowerShell runs of the line shown, no more.
+func TestShapes_HubACPNativePowerShell(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	ps := adapters.ShellPowerShell
+	t.Run("rules", func(t *testing.T) {
+		perms := config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "bash", Command: "Remove-Item", Decision: "deny"}, {Tool: "*", Decision: "allow"}}}
+		checkNative(t, []permtest.Row{psRow("ri", permtest.Deny, `ri -r build`), psRow("del", permtest.Deny, `del .\build -Recurse`),
+			psRow("rm", permtest.Deny, `rm -r build`), psRow("home", permtest.Deny, `Remove-Item -Recurse -Force ~`),
+			psRow("key", permtest.Ask, `Get-Content $HOME\.ssh\id_rsa`), psRow("aws", permtest.Ask, `gc $env:USERPROFILE\.aws\credentials`),
+			psRow("status", permtest.OK, `git status`), psRow("ls", permtest.OK, `Get-ChildItem -Recurse src`)}, permtest.Workspace(t), perms, ps)
+	})
+	t.Run("always", func(t *testing.T) {
+		checkNative(t, []permtest.Row{
+			psRow("rm-shown", permtest.Ask, `Remove-Item .\build -Recurse`), psRow("rm-again", permtest.OK, `Remove-Item .\build -Recurse`),
+			psRow("rm-later", permtest.Ask, `Remove-Item .\src -Recurse`),
+			psRow("block-shown", permtest.Ask, `Measure-Command { Remove-Item -Recurse ./build }`),
+			psRow("block-later", permtest.Ask, `Measure-Command { Remove-Item -Recurse ./src }`),
+			psRow("env-shown", permtest.Ask, `Remove-Item $env:TEMP\x -Recurse`), psRow("env-again", permtest.Ask, `Remove-Item $env:TEMP\x -Recurse`),
+			psRow("log-shown", permtest.Ask, `git log .\a`), psRow("log-later", permtest.OK, `git log .\b`), psRow("push", permtest.Ask, `git push`),
+		}, permtest.Workspace(t), config.PermissionsConfig{}, ps)
+	})
 }
 
 // checkRelayed has the scripted ACP agent send rows through hub acp (see
@@ -158,15 +190,17 @@ func checkRelayed(t *testing.T, rows []permtest.Row, ws string, perms config.Per
 }
 
 // checkNative has hub acp's native loop make rows' calls in one reply, in
-// a session at ws under perms, and checks each as checkRelayed does.
-func checkNative(t *testing.T, rows []permtest.Row, ws string, perms config.PermissionsConfig) {
+// a session at ws under perms, its bash tool in shell (the rows' grammar:
+// under Wine the host's is PowerShell), and checks each as checkRelayed
+// does.
+func checkNative(t *testing.T, rows []permtest.Row, ws string, perms config.PermissionsConfig, shell adapters.Shell) {
 	t.Helper()
 	calls, native := permtest.NativeCalls(rows)
 	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
 	defer srv.Close()
 	reg := adapters.NewRegistry()
 	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
-		openai.Options{IdleTimeout: 30 * time.Second}))
+		openai.Options{IdleTimeout: 30 * time.Second, Shell: shell}))
 	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
 		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: perms})})
 	ed := &askedEditor{asked: map[string]bool{}}

@@ -139,7 +139,21 @@ type ToolCall struct {
 	Content   []ToolContent   `json:"content,omitempty"`
 	RawInput  json.RawMessage `json:"rawInput,omitempty"`
 	RawOutput json.RawMessage `json:"rawOutput,omitempty"`
+	// Shell is the shell the call's command line runs in, when the tool
+	// knows it (the native loop's bash tool); unknown, hub reads a line as
+	// each shell it may run in would.
+	Shell Shell `json:"-"`
 }
+
+// Shell names a shell whose grammar a command line is read in.
+type Shell string
+
+const (
+	ShellUnknown    Shell = ""
+	ShellSh         Shell = "sh"
+	ShellPowerShell Shell = "powershell"
+	ShellCmd        Shell = "cmd"
+)
 
 // Location is a file (absolute path) and optional 1-based line a tool touches.
 type Location struct {

@@ -57,6 +57,9 @@ type Options struct {
 	// Sandbox confines the bash tool ([sandbox]; zero: workspace-write,
 	// network off).
 	Sandbox sandbox.Policy
+	// Shell, when set, is the bash tool's shell (pwsh or sh) instead of
+	// the host's (tools.Env.UseShell).
+	Shell adapters.Shell
 }
 
 // Adapter starts native-loop sessions against one profile.
@@ -139,6 +142,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		return nil, err
 	}
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
+	if a.opts.Shell != "" {
+		env.UseShell(a.opts.Shell)
+	}
 	if err := validMode(opts.Mode); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -214,6 +215,41 @@ func TestSession_GateJudgesByTheRules(t *testing.T) {
 			}
 			if got := lastMessage(r, 1); !strings.Contains(got, c.model) {
 				t.Errorf("the model read %q, want %q", got, c.model)
+			}
+		})
+	}
+}
+
+// The bash tool's line is read as the shell that runs it reads it: under
+// PowerShell a deny rule naming Remove-Item refuses its alias ri, and a
+// secret PowerShell names is asked although a rule allows everything;
+// under sh, ri is no cmdlet.
+func TestSession_BashLineReadInItsShell(t *testing.T) {
+	bash := func(line string) mockllm.OpenAITurn {
+		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":` + strconv.Quote(line) + `}`}}}
+	}
+	for _, c := range []struct {
+		name      string
+		shell     adapters.Shell
+		rule      config.PermissionRule
+		line      string
+		asks      int
+		decisions string
+	}{
+		{"powershell, deny Remove-Item, ri", adapters.ShellPowerShell, config.PermissionRule{Tool: "bash", Command: "Remove-Item", Decision: "deny"}, `ri -r build`, 0, "rule"},
+		{"sh, deny Remove-Item, ri", adapters.ShellSh, config.PermissionRule{Tool: "bash", Command: "Remove-Item", Decision: "deny"}, `ri -r build`, 1, ""},
+		{"powershell, a secret", adapters.ShellPowerShell, config.PermissionRule{Tool: "*", Decision: "allow"}, `Get-Content $HOME\.ssh\id_rsa`, 1, ""},
+		{"powershell, allow npm test, @( ) runs code", adapters.ShellPowerShell, config.PermissionRule{Tool: "bash", Command: "npm test", Decision: "allow"},
+			`npm test @(Remove-Item -Recurse src)`, 1, ""},
+		{"powershell, home delete", adapters.ShellPowerShell, config.PermissionRule{Tool: "*", Decision: "allow"}, `Remove-Item -Recurse -Force ~`, 0, "hard deny"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, func(_ *Profile, o *Options) { o.Shell = c.shell }, bash(c.line), mockllm.OpenAITurn{Text: "done"})
+			r.gate.setRules(c.rule)
+			asks := 0
+			r.prompt(t, "go", func(*adapters.PermissionRequest) string { asks++; return "reject_once" })
+			if by := r.gate.decided(); asks != c.asks || strings.Join(by, ",") != c.decisions {
+				t.Errorf("%s %q: asked %d times, decisions by %q; want %d and %q", c.shell, c.line, asks, by, c.asks, c.decisions)
 			}
 		})
 	}

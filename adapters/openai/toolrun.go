@@ -24,6 +24,9 @@ const uiTextCap = 8 << 10
 func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) string {
 	name, args := tc.Function.Name, json.RawMessage(tc.Function.Arguments)
 	call := adapters.ToolCall{ID: tc.ID, Name: name, Title: name, Kind: tools.KindOf(name), Status: adapters.StatusPending}
+	if name == "bash" {
+		call.Shell = s.env.Shell() // hub reads its line as the shell that runs it
+	}
 	if json.Valid(args) {
 		call.RawInput = args
 	}

@@ -58,12 +58,16 @@ type Request struct {
 	// Argv says Command quotes an argv the agent runs without a shell: it
 	// is read as sh only (see windowsDeny).
 	Argv bool
+	// Shell is the shell Command runs in when the tool knows it: every
+	// check reads the line in it alone. Unknown (an agent's raw line), the
+	// deny list reads it as each shell may (windowsDeny), the rest as sh.
+	Shell adapters.Shell
 }
 
 // reading is req's command read where it runs (a request built without
-// a directory runs in hub's).
+// a directory runs in hub's), in its shell (sh's grammar when unknown).
 func (req Request) reading() *reading {
-	return readLine(req.Command, req.dirs())
+	return readIn(req.Shell, req.Command, req.dirs())
 }
 
 func (req Request) dirs() []string {
@@ -423,7 +427,7 @@ func writesFile(req Request) bool {
 // anything).
 func RejectKey(req Request) string {
 	if req.Command != "" {
-		return AlwaysScope(req.Tool, req.Command)
+		return req.scope()
 	}
 	return req.Tool
 }
@@ -433,7 +437,7 @@ func RejectKey(req Request) string {
 // else the files a file tool touches (never the whole tool), else the tool.
 func AlwaysKey(req Request) string {
 	if req.Command != "" {
-		return AlwaysScope(req.Tool, req.Command) + req.reading().repoKey()
+		return req.scope() + req.reading().repoKey()
 	}
 	files := req.files()
 	if len(files) == 0 {

@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 // The PowerShell reader: a line PowerShell runs (pwsh -c, powershell.exe
@@ -37,15 +39,26 @@ func (req Request) windowsDeny() string {
 	return ""
 }
 
-// windowsReadings are req's line read as PowerShell and as cmd.exe (the
-// first line: cmd /c runs no more); none for an argv.
+// windowsReadings are req's line read as PowerShell and as cmd.exe; none
+// for an argv or a line whose shell req knows (reading is its one).
 func (req Request) windowsReadings() []*reading {
-	if req.Argv || req.Command == "" {
+	if req.Argv || req.Command == "" || req.Shell != adapters.ShellUnknown {
 		return nil
 	}
-	ps := readAs(req.Command, req.dirs(), func(r *reader, sc *scope) { r.psScript(req.Command, &runCtx{sc: sc}) })
-	first := firstLine(req.Command)
-	return []*reading{ps, readAs(first, req.dirs(), func(r *reader, sc *scope) { r.cmdScript(first, &runCtx{sc: sc}) })}
+	return []*reading{readIn(adapters.ShellPowerShell, req.Command, req.dirs()), readIn(adapters.ShellCmd, req.Command, req.dirs())}
+}
+
+// readIn reads line, run in one of dirs, in shell's grammar (sh's when
+// unknown); cmd.exe's first line only: cmd /c runs no more.
+func readIn(shell adapters.Shell, line string, dirs []string) *reading {
+	switch shell {
+	case adapters.ShellPowerShell:
+		return readAs(line, dirs, func(r *reader, sc *scope) { r.psScript(line, &runCtx{sc: sc}) })
+	case adapters.ShellCmd:
+		first := firstLine(line)
+		return readAs(first, dirs, func(r *reader, sc *scope) { r.cmdScript(first, &runCtx{sc: sc}) })
+	}
+	return readLine(line, dirs)
 }
 
 // psWord is one argument: its values (a, b is an array of two) and how
@@ -692,6 +705,9 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 			words = append(words, w.raw)
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
+		if n := psCmdletName(prog); n != strings.ToLower(prog.text) { // and by the cmdlet's name: Remove-Item names ri and del
+			x.layers = append(x.layers, append([]string{n}, words[1:]...))
+		}
 		return r.psCmdlet(spec, c.words[1:], x)
 	}
 	if n := psCmdletName(prog); (n == "foreach-object" || n == "%" || n == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
@@ -1215,7 +1231,14 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 			if i+1 < len(args) && args[i+1].text == "-" {
 				return r.psStdin(argv, x)
 			}
-			return r.psRun(joinArgs(args[i+1:]), argv, x)
+			code := joinArgs(args[i+1:])
+			if lit := psLiterals(args[i+1:]); lit.text != code.text {
+				if opt == "command" { // pwsh joins -Command's words: a home "C:\Users\A B" splits in two
+					r.psRun(code, argv, x)
+				}
+				code = lit // -CommandWithArgs's words after the code are values ($args); -Command's read so too
+			}
+			return r.psRun(code, argv, x)
 		case opt == "encodedcommand" || opt == "ec":
 			if i+1 >= len(args) {
 				return r.final(argv, x)
@@ -1239,6 +1262,19 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 		}
 	}
 	return r.psStdin(argv, x)
+}
+
+// psLiterals joins pwsh's code word and the words after it, each of
+// these that PowerShell would split or end at (a space, a comma, a ;)
+// quoted as one value.
+func psLiterals(words []arg) arg {
+	out := slices.Clone(words)
+	for i := 1; i < len(out); i++ {
+		if strings.ContainsAny(out[i].text, " \t\n,;|&'\"") {
+			out[i].text = "'" + strings.ReplaceAll(out[i].text, "'", "''") + "'"
+		}
+	}
+	return joinArgs(out)
 }
 
 // psRun reads code given to pwsh.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 // AlwaysScope is what an "always" answer covers; it is never broader than
@@ -57,6 +59,30 @@ func (rd *reading) repoKey() string {
 
 // repoSep starts repoKey's part of a key.
 const repoSep = "\x00in "
+
+// scope is AlwaysScope for req's command. A line PowerShell or cmd.exe
+// runs is scoped by that shell's reading, under the tool named with the
+// shell ("bash@powershell"), so no answer for one grammar covers the
+// same words in another: one plain program (no cmdlet, wrapper, redirect
+// or word only the shell knows) keeps its shape, anything else only
+// itself.
+func (req Request) scope() string {
+	if req.Shell == adapters.ShellUnknown || req.Shell == adapters.ShellSh {
+		return AlwaysScope(req.Tool, req.Command)
+	}
+	tool := req.Tool + "@" + string(req.Shell)
+	rd := req.reading()
+	if len(rd.calls) != 1 || rd.unclear {
+		return tool + "\x00=" + strings.TrimSpace(req.Command)
+	}
+	c := rd.calls[0]
+	argv := texts(c.argv)
+	if len(c.layers) != 1 || c.opaque || len(c.redirs) > 0 || len(argv) == 0 || anyDynamic(c.argv) || wrapped(argv) || destructive(argv) ||
+		hasFlag(argv[1:], programFlags[progName(argv[0])]...) {
+		return tool + "\x00=" + strings.TrimSpace(req.Command)
+	}
+	return tool + "\x00" + strings.Join(commandShape(argv), " ")
+}
 
 // plainCommand is the argv of a command line that is one simple command
 // whose words are all static: no list, pipe, redirect, substitution,

@@ -23,6 +23,9 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	case req.Command != "":
 		req.Kind, req.Dirs = adapters.KindExecute, dirsOf(tc, cwd)
 		req.Argv = argvOnly(tc)
+		if !req.Argv {
+			req.Shell = tc.Shell
+		}
 	case req.Tool == "delegate_agent":
 		var a struct{ Agent, Session string }
 		_ = json.Unmarshal(tc.RawInput, &a)

@@ -100,7 +100,7 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 		reg := adapters.NewRegistry()
 		retries := 0
 		reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
-			openai.Options{MaxRetries: &retries}))
+			openai.Options{MaxRetries: &retries, Shell: adapters.ShellSh})) // the rows are sh lines (under Wine the host shell is PowerShell)
 		var out, errb bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: conversation.ApproveReadOnly, Format: FormatJSONL,
 			Stdout: &out, Stderr: &errb, Timeout: shapesHangGuard, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
@@ -170,7 +170,7 @@ func TestShapes_HubRunAlwaysNoBroaderThanShown(t *testing.T) {
 				defer srv.Close()
 				retries := 0
 				reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
-					openai.Options{MaxRetries: &retries}))
+					openai.Options{MaxRetries: &retries, Shell: adapters.ShellSh})) // the rows are sh lines (under Wine the host shell is PowerShell)
 			}
 			var out, errb bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agent: agent, Cwd: ws, Prompt: "go", Approve: conversation.ApproveNone, Format: FormatJSONL,
@@ -186,6 +186,60 @@ func TestShapes_HubRunAlwaysNoBroaderThanShown(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// hub run's native loop on a PowerShell host reads its bash lines as
+// PowerShell: a deny rule naming Remove-Item refuses its aliases, a secret
+// PowerShell names is refused as one that must be asked, and a grant kept
+// for a PowerShell line covers that line, not one copying elsewhere.
+func TestShapes_HubRunNativePowerShell(t *testing.T) {
+	ws := permtest.Workspace(t)
+	t.Setenv("PATH", t.TempDir())
+	store := permission.OpenGrants(filepath.Join(t.TempDir(), "grants.json"), nil)
+	keeper, err := permission.New(config.PermissionsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keeper.UseGrants(permission.GrantPolicy{Store: store, Project: config.ProjectRoot(ws), Lifetime: time.Hour, Agent: "openai"})
+	for _, line := range []string{`Copy-Item .\a .\b`, `git log .\a`} {
+		args, _ := json.Marshal(map[string]string{"command": line})
+		if _, err := keeper.Keep(permission.RequestOf(adapters.ToolCall{Name: "bash", Kind: adapters.KindExecute, RawInput: args, Shell: adapters.ShellPowerShell}, ws)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := []struct {
+		name, line string
+		by         string // what refused it; "" allowed
+	}{
+		{"ri", `ri -r build`, "denied by permissions.rules[0]"}, {"del", `del .\build -Recurse`, "denied by permissions.rules[0]"},
+		{"home", `Remove-Item -Recurse -Force ~`, "hard deny: "}, {"key", `Get-Content $HOME\.ssh\id_rsa`, "refused: reading secrets"},
+		{"granted", `Copy-Item .\a .\b`, ""}, {"other-dest", `Copy-Item .\a .\c`, "--approve none"},
+		{"granted-shape", `git log .\b`, ""}, {"push", `git push`, "--approve none"},
+	}
+	var calls []mockllm.OpenAIToolCall
+	for _, r := range rows {
+		args, _ := json.Marshal(map[string]string{"command": r.line})
+		calls = append(calls, mockllm.OpenAIToolCall{ID: r.name, Name: "bash", Args: string(args)})
+	}
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	retries := 0
+	reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
+		openai.Options{MaxRetries: &retries, Shell: adapters.ShellPowerShell}))
+	var out, errb bytes.Buffer
+	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: conversation.ApproveNone, Format: FormatJSONL,
+		Rules:  config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "bash", Command: "Remove-Item", Decision: "deny"}}},
+		Grants: store, Stdout: &out, Stderr: &errb, Timeout: shapesHangGuard, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+	denied := map[string]Denial{}
+	for _, d := range s.Denied {
+		denied[d.ToolID] = d
+	}
+	for _, r := range rows {
+		if d, ok := denied[r.name]; ok != (r.by != "") || ok && !strings.HasPrefix(d.Reason, r.by) {
+			t.Errorf("%s %q: denied %v (%q), want %q", r.name, r.line, ok, d.Reason, r.by)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fspath"
 )
 
@@ -39,6 +40,23 @@ func (s shell) args(command string, local bool) []string {
 		command = "exec 2>&1\n" + command
 	}
 	return []string{"-c", command}
+}
+
+// Shell is the grammar the bash tool's commands are read in.
+func (e *Env) Shell() adapters.Shell {
+	if e.shell.PowerShell {
+		return adapters.ShellPowerShell
+	}
+	return adapters.ShellSh
+}
+
+// UseShell has the bash tool run pwsh (PowerShell) or sh instead of the
+// host's shell.
+func (e *Env) UseShell(s adapters.Shell) {
+	e.shell = shell{Path: "sh", Name: "sh", Windows: e.shell.Windows}
+	if s == adapters.ShellPowerShell {
+		e.shell = shell{Path: "pwsh", Name: "PowerShell 7", PowerShell: true, Windows: e.shell.Windows}
+	}
 }
 
 var hostShell = sync.OnceValue(func() shell {
