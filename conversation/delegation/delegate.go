@@ -11,17 +11,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fspath"
 	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
@@ -35,6 +39,9 @@ var (
 	ErrBusy           = errors.New("the delegate session is answering another prompt")
 	// ErrLoop refuses a delegation back to an agent already in the chain.
 	ErrLoop = errors.New("delegation loop refused")
+	// ErrWidens refuses a delegate request that would grant the delegate
+	// more than the user set up (see settle).
+	ErrWidens = errors.New("delegate refused")
 )
 
 // Host is what hub's MCP tools run on: a Delegator in this process, or a
@@ -192,7 +199,9 @@ func (d *Delegator) Agents() []AgentInfo {
 // or as the first of a new one on r.Agent (see converse).
 func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
 	var from *live
-	if r.Session != "" {
+	var err error
+	switch {
+	case r.Session != "":
 		d.mu.Lock()
 		from = d.sessions[r.Session]
 		d.mu.Unlock()
@@ -200,10 +209,44 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 			return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, r.Session)
 		}
 		r = Request{Agent: from.agent, Prompt: r.Prompt, Cwd: from.cwd, Model: from.model, Mode: from.mode, Timeout: r.Timeout}
-	} else if slices.Contains(d.o.Chain, r.Agent) {
+	case slices.Contains(d.o.Chain, r.Agent):
 		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(d.o.Chain, " → "))
+	default:
+		if r.Cwd, err = d.settle(r); err != nil {
+			return Result{}, err
+		}
 	}
 	return d.converse(ctx, from, r, progress)
+}
+
+// narrowModes are the modes a delegate request may name: each keeps every
+// side effect a permission request that hub's gate answers. A mode that
+// accepts edits or bypasses permissions would skip the gate.
+var narrowModes = []string{"", "default", "plan", "read-only"}
+
+// settle returns r's working directory, the workspace (Options.Cwd) or
+// one inside it as the workspace spells it, or ErrWidens: the calling
+// agent writes r, and may not take the delegate beyond what the user set
+// up, by a directory outside the workspace (.., a link, another drive),
+// a mode that skips the gate, or a model a CLI would read as an option.
+func (d *Delegator) settle(r Request) (string, error) {
+	switch {
+	case !slices.Contains(narrowModes, r.Mode):
+		return "", fmt.Errorf("%w: mode %q would let the delegate act without hub's permission requests; leave mode out, or name default, plan or read-only", ErrWidens, r.Mode)
+	case strings.HasPrefix(r.Model, "-") || strings.ContainsFunc(r.Model, unicode.IsControl):
+		return "", fmt.Errorf("%w: model %q is no model name (a CLI would read it as an option); leave model out, or name one the agent lists", ErrWidens, r.Model)
+	case r.Cwd == "":
+		return d.o.Cwd, nil
+	}
+	root, err := fspath.RealPath(d.o.Cwd)
+	if err == nil {
+		var cwd string
+		cwd, err = fspath.Resolve(runtime.GOOS, root, r.Cwd)
+		if fi, serr := os.Stat(cwd); err == nil && serr == nil && fi.IsDir() {
+			return filepath.Join(d.o.Cwd, fspath.RelTo(runtime.GOOS, root, cwd)), nil
+		}
+	}
+	return "", fmt.Errorf("%w: cwd %q is not a directory inside the workspace %s; leave cwd out, or name one inside it", ErrWidens, r.Cwd, d.o.Cwd)
 }
 
 // converse runs r's turn on the delegate conversation from, or on a new

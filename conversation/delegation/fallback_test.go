@@ -108,6 +108,7 @@ type fakeAgent struct {
 	// got are the prompts' texts and the sessions' instructions.
 	got, instructions []string
 	mcp               [][]adapters.MCPServer // each session's
+	opts              []adapters.SessionOptions
 }
 
 func answers(name string) *fakeAgent {
@@ -135,6 +136,7 @@ func (a *fakeAgent) Start(_ context.Context, so adapters.SessionOptions) (adapte
 	a.starts++
 	a.instructions = append(a.instructions, so.Instructions)
 	a.mcp = append(a.mcp, so.MCPServers)
+	a.opts = append(a.opts, so)
 	a.mu.Unlock()
 	if a.onStart != nil {
 		a.onStart()
