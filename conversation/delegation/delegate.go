@@ -39,9 +39,9 @@ var (
 	ErrBusy           = errors.New("the delegate session is answering another prompt")
 	// ErrLoop refuses a delegation back to an agent already in the chain.
 	ErrLoop = errors.New("delegation loop refused")
-	// ErrWidens refuses a delegate request that would grant the delegate
-	// more than the user set up (see settle).
-	ErrWidens = errors.New("delegate refused")
+	// ErrRefused refuses a delegate request that would grant the delegate
+	// more than the user set up (see settle), or run more than MaxTurns.
+	ErrRefused = errors.New("delegate refused")
 )
 
 // Host is what hub's MCP tools run on: a Delegator in this process, or a
@@ -225,16 +225,16 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 var narrowModes = []string{"", "default", "plan", "read-only"}
 
 // settle returns r's working directory, the workspace (Options.Cwd) or
-// one inside it as the workspace spells it, or ErrWidens: the calling
+// one inside it as the workspace spells it, or ErrRefused: the calling
 // agent writes r, and may not take the delegate beyond what the user set
 // up, by a directory outside the workspace (.., a link, another drive),
 // a mode that skips the gate, or a model a CLI would read as an option.
 func (d *Delegator) settle(r Request) (string, error) {
 	switch {
 	case !slices.Contains(narrowModes, r.Mode):
-		return "", fmt.Errorf("%w: mode %q would let the delegate act without hub's permission requests; leave mode out, or name default, plan or read-only", ErrWidens, r.Mode)
+		return "", fmt.Errorf("%w: mode %q would let the delegate act without hub's permission requests; leave mode out, or name default, plan or read-only", ErrRefused, r.Mode)
 	case strings.HasPrefix(r.Model, "-") || strings.ContainsFunc(r.Model, unicode.IsControl):
-		return "", fmt.Errorf("%w: model %q is no model name (a CLI would read it as an option); leave model out, or name one the agent lists", ErrWidens, r.Model)
+		return "", fmt.Errorf("%w: model %q is no model name (a CLI would read it as an option); leave model out, or name one the agent lists", ErrRefused, r.Model)
 	case r.Cwd == "":
 		return d.o.Cwd, nil
 	}
@@ -246,7 +246,7 @@ func (d *Delegator) settle(r Request) (string, error) {
 			return filepath.Join(d.o.Cwd, fspath.RelTo(runtime.GOOS, root, cwd)), nil
 		}
 	}
-	return "", fmt.Errorf("%w: cwd %q is not a directory inside the workspace %s; leave cwd out, or name one inside it", ErrWidens, r.Cwd, d.o.Cwd)
+	return "", fmt.Errorf("%w: cwd %q is not a directory inside the workspace %s; leave cwd out, or name one inside it", ErrRefused, r.Cwd, d.o.Cwd)
 }
 
 // converse runs r's turn on the delegate conversation from, or on a new
@@ -255,10 +255,12 @@ func (d *Delegator) settle(r Request) (string, error) {
 // conversation over, briefed on it, and its follow-ups go to it.
 // CancelTurns ends it at any point: no further agent starts.
 func (d *Delegator) converse(ctx context.Context, from *live, r Request, progress Progress) (Result, error) {
-	ctx, end := d.track(ctx)
+	ctx, end, err := d.track(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	defer end()
 	var res Result
-	var err error
 	var fellBack []string
 	var usage *adapters.Usage
 	l := from
@@ -357,18 +359,27 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	return l, nil
 }
 
-// track makes ctx end with CancelTurns too, until the func returned runs.
-func (d *Delegator) track(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
+// MaxTurns bounds the delegate turns one delegator runs at once: a calling
+// agent that fans out (parallel tool calls, a loop) would start a CLI
+// process for each.
+const MaxTurns = 8
+
+// track makes ctx end with CancelTurns too, until the func returned runs;
+// past MaxTurns running it refuses the turn.
+func (d *Delegator) track(ctx context.Context) (context.Context, func(), error) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.turns) >= MaxTurns {
+		return nil, nil, fmt.Errorf("%w: %d delegate turns are running already; wait for one to end", ErrRefused, MaxTurns)
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	d.turns[&cancel] = true
-	d.mu.Unlock()
 	return ctx, func() {
 		d.mu.Lock()
 		delete(d.turns, &cancel)
 		d.mu.Unlock()
 		cancel()
-	}
+	}, nil
 }
 
 // drop ends the delegate session id.

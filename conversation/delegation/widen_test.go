@@ -36,6 +36,41 @@ func workspace(t *testing.T) (ws, outside string) {
 	return ws, outside
 }
 
+// A calling agent that fans out gets MaxTurns delegate turns at once; the
+// next is refused in one line without starting an agent, and once they
+// ended delegating works again.
+func TestDelegate_FanOutIsBounded(t *testing.T) {
+	slow, quick := &fakeAgent{name: "slow", hang: true}, answers("quick")
+	started := make(chan struct{}, MaxTurns)
+	slow.onStart = func() { started <- struct{}{} }
+	reg := adapters.NewRegistry()
+	reg.Register(slow)
+	reg.Register(quick)
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
+	defer d.Close()
+	done := make(chan error, MaxTurns)
+	for range MaxTurns {
+		go func() {
+			_, err := d.Delegate(context.Background(), Request{Agent: "slow", Prompt: "work"}, nil)
+			done <- err
+		}()
+	}
+	for range MaxTurns {
+		<-started
+	}
+	_, err := d.Delegate(context.Background(), Request{Agent: "quick", Prompt: "one more"}, nil)
+	if !errors.Is(err, ErrRefused) || strings.Contains(err.Error(), "\n") || quick.starts != 0 {
+		t.Fatalf("turn %d: error %v, %d starts; want ErrRefused in one line, no start", MaxTurns+1, err, quick.starts)
+	}
+	d.CancelTurns()
+	for range MaxTurns {
+		<-done
+	}
+	if _, err := d.Delegate(context.Background(), Request{Agent: "quick", Prompt: "now"}, nil); err != nil {
+		t.Fatalf("after the turns ended: %v", err)
+	}
+}
+
 // The calling agent writes the delegate request and is not trusted: a
 // directory outside the workspace, a mode that skips hub's permission
 // requests, or a model a CLI would read as an option is refused in one
@@ -100,8 +135,8 @@ func TestDelegate_RequestNeverWidens(t *testing.T) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			if tt.refused {
-				if !errors.Is(err, ErrWidens) || strings.Contains(err.Error(), "\n") || a.starts != 0 {
-					t.Fatalf("error %v after %d starts; want ErrWidens in one line and no agent started", err, a.starts)
+				if !errors.Is(err, ErrRefused) || strings.Contains(err.Error(), "\n") || a.starts != 0 {
+					t.Fatalf("error %v after %d starts; want ErrRefused in one line and no agent started", err, a.starts)
 				}
 				return
 			}
