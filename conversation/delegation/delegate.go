@@ -227,9 +227,17 @@ var narrowModes = []string{"", "default", "plan", "read-only"}
 // settle returns r's working directory, the workspace (Options.Cwd) or
 // one inside it as the workspace spells it, or ErrRefused: the calling
 // agent writes r, and may not take the delegate beyond what the user set
-// up, by a directory outside the workspace (.., a link, another drive),
-// a mode that skips the gate, or a model a CLI would read as an option.
+// up, by an agent its persona does not name among its delegates, a
+// directory outside the workspace (.., a link, another drive), a mode
+// that skips the gate, or a model a CLI would read as an option.
 func (d *Delegator) settle(r Request) (string, error) {
+	if n := len(d.o.Chain); n > 0 {
+		if a, _ := d.o.Registry.Get(d.o.Chain[n-1]); a != nil {
+			if err := personas.DelegatesTo(a, adapters.DelegateRequest(r)); err != nil {
+				return "", fmt.Errorf("%w: %w", ErrRefused, err)
+			}
+		}
+	}
 	switch {
 	case !slices.Contains(narrowModes, r.Mode):
 		return "", fmt.Errorf("%w: mode %q would let the delegate act without hub's permission requests; leave mode out, or name default, plan or read-only", ErrRefused, r.Mode)
