@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -225,7 +224,7 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 var narrowModes = []string{"", "default", "plan", "read-only"}
 
 // settle returns r's working directory, the workspace (Options.Cwd) or
-// one inside it as the workspace spells it, or ErrRefused: the calling
+// the real path of one inside it, or ErrRefused: the calling
 // agent writes r, and may not take the delegate beyond what the user set
 // up, by an agent its persona does not name among its delegates, a
 // directory outside the workspace (.., a link, another drive), a mode
@@ -251,7 +250,7 @@ func (d *Delegator) settle(r Request) (string, error) {
 		var cwd string
 		cwd, err = fspath.Resolve(runtime.GOOS, root, r.Cwd)
 		if fi, serr := os.Stat(cwd); err == nil && serr == nil && fi.IsDir() {
-			return filepath.Join(d.o.Cwd, fspath.RelTo(runtime.GOOS, root, cwd)), nil
+			return cwd, nil // links resolved: one swapped in later takes the delegate nowhere else
 		}
 	}
 	return "", fmt.Errorf("%w: cwd %q is not a directory inside the workspace %s; leave cwd out, or name one inside it", ErrRefused, r.Cwd, d.o.Cwd)

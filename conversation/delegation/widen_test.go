@@ -17,7 +17,7 @@ import (
 // directory outside (planted by the repository) and that directory.
 func workspace(t *testing.T) (ws, outside string) {
 	t.Helper()
-	root, err := filepath.Abs(t.TempDir())
+	root, err := filepath.EvalSymlinks(t.TempDir()) // macOS's temp dir is under a link
 	if err != nil {
 		t.Fatal(err)
 	}

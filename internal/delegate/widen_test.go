@@ -61,7 +61,7 @@ func TestMCP_ArgumentsNeverWiden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, err := filepath.Abs(t.TempDir())
+			ws, err := filepath.EvalSymlinks(t.TempDir()) // macOS's temp dir is under a link
 			if err != nil {
 				t.Fatal(err)
 			}
