@@ -27,12 +27,9 @@ func workspace(t *testing.T) (ws, outside string) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Lstat(filepath.Join(ws, "link")); err != nil { // Wine's Symlink makes none
-		t.Skip("no symlinks here")
-	}
+	// Where no link can be made (Wine makes none, Windows wants a
+	// privilege) the link rows are refused as missing, the others hold.
+	_ = os.Symlink(outside, filepath.Join(ws, "link"))
 	return ws, outside
 }
 
