@@ -218,11 +218,6 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 	return d.converse(ctx, from, r, progress)
 }
 
-// narrowModes are the modes a delegate request may name: each keeps every
-// side effect a permission request that hub's gate answers. A mode that
-// accepts edits or bypasses permissions would skip the gate.
-var narrowModes = []string{"", "default", "plan", "read-only"}
-
 // settle returns r's working directory, the workspace (Options.Cwd) or
 // the real path of one inside it, or ErrRefused: the calling
 // agent writes r, and may not take the delegate beyond what the user set
@@ -238,7 +233,7 @@ func (d *Delegator) settle(r Request) (string, error) {
 		}
 	}
 	switch {
-	case !slices.Contains(narrowModes, r.Mode):
+	case !config.Narrows(r.Mode, "default"): // a mode that accepts edits or bypasses permissions skips the gate
 		return "", fmt.Errorf("%w: mode %q would let the delegate act without hub's permission requests; leave mode out, or name default, plan or read-only", ErrRefused, r.Mode)
 	case strings.HasPrefix(r.Model, "-") || strings.ContainsFunc(r.Model, unicode.IsControl):
 		return "", fmt.Errorf("%w: model %q is no model name (a CLI would read it as an option); leave model out, or name one the agent lists", ErrRefused, r.Model)
