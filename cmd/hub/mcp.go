@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,9 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 func mcpHost(e *env, o delegation.Options) (delegation.Host, func()) {
 	remote, child, err := delegation.Dial(os.Getenv, e.log)
 	if !child {
+		if chain := os.Getenv(delegation.EnvChain); chain != "" { // a delegate's own hub mcp
+			o.Chain = strings.Split(chain, ",")
+		}
 		d := delegation.New(o)
 		return d, d.Close
 	}

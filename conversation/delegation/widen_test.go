@@ -124,7 +124,7 @@ func TestDelegate_RequestNeverWidens(t *testing.T) {
 			a := answers("claude")
 			reg := adapters.NewRegistry()
 			reg.Register(a)
-			d := New(Options{Registry: reg, Cwd: ws, Log: zerolog.Nop()})
+			d := New(Options{Registry: reg, Cwd: ws, Log: zerolog.Nop(), Chain: []string{"lead"}})
 			defer d.Close()
 			r := tt.r
 			r.Agent, r.Prompt = "claude", "review the change"
@@ -140,8 +140,8 @@ func TestDelegate_RequestNeverWidens(t *testing.T) {
 			if err != nil || len(a.opts) != 1 {
 				t.Fatalf("error %v, %d starts; want the delegate to run", err, len(a.opts))
 			}
-			if so := a.opts[0]; so.Cwd != tt.wantCwd || so.Mode != tt.wantMode {
-				t.Fatalf("the delegate started in %q, mode %q; want %q, mode %q", so.Cwd, so.Mode, tt.wantCwd, tt.wantMode)
+			if so := a.opts[0]; so.Cwd != tt.wantCwd || so.Mode != tt.wantMode || so.Env[EnvChain] != "lead,claude" {
+				t.Fatalf("the delegate started in %q, mode %q, chain %q; want %q, mode %q, chain lead,claude", so.Cwd, so.Mode, so.Env[EnvChain], tt.wantCwd, tt.wantMode)
 			}
 		})
 	}
