@@ -135,6 +135,33 @@ func TestDelegation_PersonaWithoutDelegationGetsNoHubServer(t *testing.T) {
 	}
 }
 
+// A persona that names its delegates delegates to those only, through
+// hub's MCP server too (its file bound only the native delegate_agent):
+// another agent is a one-line tool error and never starts.
+func TestDelegation_PersonaDelegatesOnlyToThoseItNames(t *testing.T) {
+	for _, tc := range []struct{ prompt, want string }{
+		{"other: clean up", `tool error: delegate refused: persona lead may delegate only to helper, not "other"`},
+		{"helper: clean up", "root got: done"},
+	} {
+		t.Run(tc.prompt, func(t *testing.T) {
+			root := &delegatingAgent{}
+			other := replay.New(scriptFile(t, `{"event":{"type":"text","text":"other ran"}}`))
+			other.AgentName = "other"
+			c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"done"}}`, func(o *Options) {
+				o.Registry.Register(other)
+				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Delegates: []string{"helper"}, Trusted: true},
+					Backend: root})
+				o.DefaultAgent = "lead"
+			})
+			sid, _ := c.start(t)
+			c.prompt(sid, tc.prompt)
+			if got := agentText(c.updates(sid)); got != tc.want {
+				t.Fatalf("root answer %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // A persona's own deny and ask rules bind the agents it delegates to, and
 // so does its plan or read-only mode: a delegate starts in such a mode
 // when it has one, and its commands are refused, never asked, either way.

@@ -126,6 +126,19 @@ func AppendFlags(args []string, pairs ...string) []string {
 	return args
 }
 
+// PromptArg is prompt as a command line word a CLI never reads as an
+// option: one starting with - gets a space ahead. gemini's parser takes
+// the word after -p as an option when it starts with -, and qodercli
+// reads options in its query even after --; a prompt is written by
+// whoever drives the agent (a delegating agent too), so "--yolo" or
+// "--mcp-config={…}" would otherwise configure the CLI.
+func PromptArg(prompt string) string {
+	if strings.HasPrefix(prompt, "-") {
+		return " " + prompt
+	}
+	return prompt
+}
+
 // Environ is base (os.Environ() when nil) plus each map's entries in
 // order, so a later map wins: an agent process's environment.
 func Environ(base []string, maps ...map[string]string) []string {

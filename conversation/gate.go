@@ -128,6 +128,13 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent s
 	(*emit)(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
 		ToolID: p.Tool.ID, Title: ToolTitle(p.Tool), Kind: p.Tool.Kind,
 		Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
+	if o, ok := p.OptionFor(adapters.AllowOnce); ok && d.Kind == adapters.AllowAlways {
+		// The gate keeps the "always", scoped to what the user saw; the
+		// agent's own (gemini's "Always Allow git" or auto-edit, codex's
+		// session approval) would let it skip the gate, and hub's deny
+		// rules, for calls nobody saw.
+		return adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind, By: d.By, Reason: d.Reason}
+	}
 	return d
 }
 

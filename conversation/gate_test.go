@@ -156,6 +156,41 @@ func TestGate_AlwaysAnswerIsRemembered(t *testing.T) {
 	}
 }
 
+// An "always" is the gate's alone: the agent hears "allow once" where it
+// offers it, so its own always (gemini's "Always Allow git", its auto-edit
+// after "Allow All Edits", codex's session approval) never lets it skip
+// the gate, and hub's deny rules, for a later call nobody saw; the record
+// keeps what the user answered. An agent that offers no "allow once" gets
+// the always.
+func TestGate_AgentHearsAllowOnceForAnAlways(t *testing.T) {
+	gemini := []adapters.PermissionOption{{ID: "proceed_always", Name: "Always Allow git", Kind: adapters.AllowAlways},
+		{ID: "proceed_once", Name: "Allow", Kind: adapters.AllowOnce}, {ID: "cancel", Name: "Reject", Kind: adapters.RejectOnce}}
+	onlyAlways := []adapters.PermissionOption{{ID: "always", Name: "Always", Kind: adapters.AllowAlways}, {ID: "no", Name: "No", Kind: adapters.RejectOnce}}
+	allowAlways := AnswerFunc(func(_ context.Context, q Question) Reply {
+		o, _ := q.Request.OptionFor(adapters.AllowAlways)
+		return Reply{Decision: adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}, By: ByUser}
+	})
+	for _, tc := range []struct {
+		name    string
+		opts    []adapters.PermissionOption
+		agentID string
+	}{
+		{"gemini's options", gemini, "proceed_once"},
+		{"no allow once", onlyAlways, "always"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newGateRun(t, GateOptions{Cwd: t.TempDir()}, allowAlways)
+			d, ev := r.ask(t, command("git status"), tc.opts)
+			if d.OptionID != tc.agentID || ev.Answer.Kind != adapters.AllowAlways {
+				t.Fatalf("the agent heard %+v, the record says %+v; want %q, and always recorded", d, ev.Answer, tc.agentID)
+			}
+			if d, ev := r.ask(t, command("git status"), tc.opts); d.OptionID != tc.agentID || ev.By != permission.ByAlways || r.asked != 1 {
+				t.Fatalf("the same call again: %+v by %s, asked %d times; want the gate's always", d, ev.By, r.asked)
+			}
+		})
+	}
+}
+
 // An answer that comes after the question ended (the agent withdrew it,
 // the turn was cancelled) decides nothing: no event, no "always" kept for
 // the next call, which is asked again.

@@ -56,9 +56,26 @@ func (p Persona) delegation(opts *adapters.SessionOptions) {
 	})
 	next := opts.Delegate
 	opts.Delegate = func(ctx context.Context, r adapters.DelegateRequest) (string, error) {
-		if r.Session == "" && !slices.Contains(p.Delegates, r.Agent) {
-			return "", fmt.Errorf("persona %s may delegate only to %s, not %q", p.Name, strings.Join(p.Delegates, ", "), r.Agent)
+		if err := p.delegatesTo(r); err != nil {
+			return "", err
 		}
 		return next(ctx, r)
 	}
+}
+
+// DelegatesTo is nil when agent a may make delegate request r: any, unless
+// a is a persona that names its delegates and r starts another agent. The
+// delegator checks it for hub's MCP server, which no persona wraps.
+func DelegatesTo(a adapters.Adapter, r adapters.DelegateRequest) error {
+	if p, ok := a.(*Adapter); ok {
+		return p.P.delegatesTo(r)
+	}
+	return nil
+}
+
+func (p Persona) delegatesTo(r adapters.DelegateRequest) error {
+	if r.Session == "" && len(p.Delegates) > 0 && !slices.Contains(p.Delegates, r.Agent) {
+		return fmt.Errorf("persona %s may delegate only to %s, not %q", p.Name, strings.Join(p.Delegates, ", "), r.Agent)
+	}
+	return nil
 }

@@ -165,32 +165,28 @@ func TestSession_PermissionRoundTrip(t *testing.T) {
 	}
 }
 
-// "Always" is remembered by claude through the rule it suggested (and by
-// hub's ACP layer per command); once-answers hand claude no rule.
-func TestSession_AlwaysAllowHandsClaudeItsRule(t *testing.T) {
-	tests := []struct {
-		kind      adapters.PermissionOptionKind
-		wantRules bool
-	}{
-		{adapters.AllowAlways, true},
-		{adapters.AllowOnce, false},
-	}
-	for _, tt := range tests {
-		t.Run(string(tt.kind), func(t *testing.T) {
+// "Always" is remembered by hub's gate, scoped to the call the user saw,
+// and never handed to claude as the rule claude suggested: `Bash(echo:*)`
+// kept in the project's settings, or acceptEdits for the session after
+// one edit, would let claude (this session, the next, another delegate)
+// skip hub's gate and its deny rules.
+func TestSession_AlwaysAllowHandsClaudeNoRule(t *testing.T) {
+	for _, kind := range []adapters.PermissionOptionKind{adapters.AllowAlways, adapters.AllowOnce} {
+		t.Run(string(kind), func(t *testing.T) {
 			_, s := startFake(t, "permission", adapters.SessionOptions{})
 			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("write f"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			evs := collect(t, ch, func(p *adapters.PermissionRequest) {
-				p.Respond(adapters.PermissionDecision{Kind: tt.kind})
+				p.Respond(adapters.PermissionDecision{Kind: kind})
 			})
 			u := find(evs, adapters.EventToolUpdate)
 			if u == nil || u.Tool.Status != adapters.StatusCompleted {
 				t.Fatalf("tool update = %+v", u)
 			}
-			if got := strings.Contains(u.Tool.Content[0].Text, `"ruleContent":"echo:*"`); got != tt.wantRules {
-				t.Errorf("tool result %q: rule handed to claude = %v, want %v", u.Tool.Content[0].Text, got, tt.wantRules)
+			if strings.Contains(u.Tool.Content[0].Text, " rules ") {
+				t.Errorf("tool result %q: claude was handed its rules", u.Tool.Content[0].Text)
 			}
 		})
 	}

@@ -112,9 +112,6 @@ type ClaudeControlSubject struct {
 	ToolName  string          `json:"tool_name"`
 	ToolUseID string          `json:"tool_use_id"`
 	Input     json.RawMessage `json:"input"`
-	// Suggestions are claude's permission_suggestions; echoing them back as
-	// updatedPermissions makes an "always allow" stick inside claude.
-	Suggestions json.RawMessage `json:"permission_suggestions"`
 }
 
 // ParseClaudeControlRequest reads a control_request line (as carried in the

@@ -193,7 +193,7 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Fatalf("permission = %+v", p)
 			}
 			req, ok := ParseClaudeControlRequest(p.Raw)
-			if !ok || req.RequestID != "req_perm_1" || !strings.Contains(string(req.Suggestions), "addRules") {
+			if !ok || req.RequestID != "req_perm_1" || req.ToolName != "Bash" {
 				t.Errorf("request = %+v", req)
 			}
 		}},

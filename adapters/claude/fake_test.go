@@ -194,8 +194,9 @@ func (f *fake) fakePermission() {
 	f.toolUse("toolu_p", "echo hi > f.txt")
 	f.send(map[string]any{"type": "control_request", "request_id": "req_p", "request": map[string]any{
 		"subtype": "can_use_tool", "tool_name": "Bash", "tool_use_id": "toolu_p",
-		"input":                  map[string]any{"command": "echo hi > f.txt"},
-		"permission_suggestions": []any{map[string]any{"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "echo:*"}}, "behavior": "allow", "destination": "session"}}}})
+		"input": map[string]any{"command": "echo hi > f.txt"},
+		"permission_suggestions": []any{map[string]any{"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "echo:*"}}, "behavior": "allow", "destination": "localSettings"},
+			map[string]any{"type": "setMode", "mode": "acceptEdits", "destination": "session"}}}})
 	var resp map[string]any
 	for {
 		m := f.recv()

@@ -9,7 +9,9 @@ import (
 
 // permission forwards a can_use_tool request to the turn's consumer and
 // sends claude the answer. "Always" answers are remembered by the consumer
-// (scoped per command) and by claude itself through its suggested rules.
+// (hub's gate, scoped to what the user saw), never by claude: the rules
+// claude suggests are wider (`Bash(echo:*)`, or acceptEdits for the
+// session after one edit) and would let it skip hub's gate from then on.
 func (s *Session) permission(ev adapters.Event) {
 	req, _ := ParseClaudeControlRequest(ev.Raw) // the decoder made ev of one
 	if t := s.turn.Current(); t == nil || t.IsCancelled() {
@@ -52,11 +54,7 @@ func permissionResult(req ClaudeControlRequest, d adapters.PermissionDecision) m
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	result := map[string]any{"behavior": "allow", "updatedInput": input}
-	if d.Kind == adapters.AllowAlways && len(req.Suggestions) > 0 && string(req.Suggestions) != "null" {
-		result["updatedPermissions"] = req.Suggestions
-	}
-	return result
+	return map[string]any{"behavior": "allow", "updatedInput": input}
 }
 
 func (s *Session) respond(id string, result map[string]any) {

@@ -128,7 +128,7 @@ func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string)
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
 	out := adapters.AppendFlags(append(plainArgv(argv), "-o", "stream-json"),
 		"-m", o.Model, "--approval-mode", approvalMode(o.Mode), "--resume", resumeID)
-	return append(out, "-p", prompt)
+	return append(out, "-p", adapters.PromptArg(prompt))
 }
 
 // plainArgv is argv without the ACP flags the other modes do not take.

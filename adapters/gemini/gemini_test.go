@@ -35,6 +35,24 @@ func TestFallbackArgv_Flags(t *testing.T) {
 	}
 }
 
+// A prompt that looks like an option (a delegating agent writes it) stays
+// the prompt: gemini's parser read `-p --yolo` as an empty prompt and
+// --yolo (measured with gemini 0.61: `gemini -p --version` prints the
+// version). Other prompts are passed as they are.
+func TestFallbackArgv_PromptIsNeverAnOption(t *testing.T) {
+	for _, p := range []string{"--yolo", "-y", "--approval-mode=yolo", "--extensions=evil", "- fix the list", "-"} {
+		args := FallbackArgv(DefaultArgv, p, "", adapters.SessionOptions{})
+		if last := args[len(args)-1]; args[len(args)-2] != "-p" || strings.HasPrefix(last, "-") || strings.TrimSpace(last) != p {
+			t.Errorf("prompt %q: argv ends %q", p, args[len(args)-2:])
+		}
+	}
+	for _, p := range []string{"fix it", " indented", "a -- b"} {
+		if args := FallbackArgv(DefaultArgv, p, "", adapters.SessionOptions{}); args[len(args)-1] != p {
+			t.Errorf("prompt %q became %q", p, args[len(args)-1])
+		}
+	}
+}
+
 // The stream-json fallback runs with the model and mode of the agent's
 // config, as an ACP session does, unless the session names its own: it
 // ran gemini's default mode, so a `mode = "yolo"` run could not edit and

@@ -85,7 +85,7 @@ func plainArgv(argv []string) []string { return acpclient.WithoutFlags(argv, "--
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
 	out := adapters.AppendFlags(append(plainArgv(argv), "--output-format", "stream-json", "--include-partial-messages"),
 		"-w", o.Cwd, "-m", o.Model, "--permission-mode", permissionMode(o.Mode), "--resume", resumeID)
-	return append(out, "-p", prompt)
+	return append(out, "-p", adapters.PromptArg(prompt))
 }
 
 // permissionMode maps ACP mode ids to --permission-mode values.

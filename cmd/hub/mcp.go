@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,13 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 func mcpHost(e *env, o delegation.Options) (delegation.Host, func()) {
 	remote, child, err := delegation.Dial(os.Getenv, e.log)
 	if !child {
+		if chain := os.Getenv(delegation.EnvChain); chain != "" { // a delegate's own hub mcp
+			for _, n := range strings.Split(chain, ",") { // an agent not here cannot be delegated to again anyway
+				if a, err := o.Registry.Get(n); err == nil {
+					o.Chain = append(o.Chain, a)
+				}
+			}
+		}
 		d := delegation.New(o)
 		return d, d.Close
 	}

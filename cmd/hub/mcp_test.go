@@ -196,6 +196,36 @@ func TestMCP_DelegateFallsBackByTheConfig(t *testing.T) {
 	}
 }
 
+// A hub mcp that a delegate's own configuration starts (its environment
+// names the chain it works in, not a parent) refuses a delegation back to
+// an agent of that chain: delegates through it never loop, nor nest
+// deeper than there are agents. Another agent still runs.
+func TestMCP_DelegatesOwnHubRefusesLoops(t *testing.T) {
+	for _, tc := range []struct {
+		chain string
+		loop  bool
+	}{
+		{"claude,replay", true},
+		{"replay", true},
+		{"claude", false},
+		{"", false},
+	} {
+		t.Run(tc.chain, func(t *testing.T) {
+			root := isolate(t)
+			script := filepath.Join(root, "s.jsonl")
+			if err := os.WriteFile(script, []byte(`{"event":{"type":"text","text":"replayed"}}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HUB_REPLAY_SCRIPT", script)
+			t.Setenv(delegation.EnvChain, tc.chain)
+			text, isErr := delegateText(t, mcpClient(t), "replay")
+			if tc.loop != (isErr && strings.Contains(text, delegation.ErrLoop.Error())) || (!tc.loop && (isErr || text != "replayed")) {
+				t.Fatalf("chain %q: delegate answered %q (error %v); want loop refused %v", tc.chain, text, isErr, tc.loop)
+			}
+		})
+	}
+}
+
 // A child whose parent is gone refuses every delegation with why, and
 // does not run the agent on its own.
 func TestMCP_ChildWithoutItsParentRefuses(t *testing.T) {

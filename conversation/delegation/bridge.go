@@ -23,6 +23,11 @@ import (
 const (
 	EnvSocket = "HUB_DELEGATE_SOCKET"
 	EnvToken  = "HUB_DELEGATE_TOKEN"
+	// EnvChain is in every delegate's environment: the agents it works
+	// for and itself, comma-separated. A `hub mcp` of the delegate's own
+	// configuration reads it as its Options.Chain, so delegation through
+	// it never loops back, nor nests deeper than there are agents.
+	EnvChain = "HUB_DELEGATE_CHAIN"
 )
 
 // ErrNoParent means a `hub mcp` child could not reach the hub acp that

@@ -11,17 +11,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fspath"
 	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
@@ -35,6 +38,9 @@ var (
 	ErrBusy           = errors.New("the delegate session is answering another prompt")
 	// ErrLoop refuses a delegation back to an agent already in the chain.
 	ErrLoop = errors.New("delegation loop refused")
+	// ErrRefused refuses a delegate request that would grant the delegate
+	// more than the user set up (see settle), or run more than MaxTurns.
+	ErrRefused = errors.New("delegate refused")
 )
 
 // Host is what hub's MCP tools run on: a Delegator in this process, or a
@@ -195,7 +201,9 @@ func (d *Delegator) Agents() []AgentInfo {
 // or as the first of a new one on r.Agent (see converse).
 func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
 	var from *live
-	if r.Session != "" {
+	var err error
+	switch {
+	case r.Session != "":
 		d.mu.Lock()
 		from = d.sessions[r.Session]
 		d.mu.Unlock()
@@ -203,10 +211,47 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 			return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, r.Session)
 		}
 		r = Request{Agent: from.agent, Prompt: r.Prompt, Cwd: from.cwd, Model: from.model, Mode: from.mode, Timeout: r.Timeout}
-	} else if names := names(d.o.Chain); slices.Contains(names, r.Agent) {
-		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(names, " → "))
+	case slices.Contains(names(d.o.Chain), r.Agent):
+		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(names(d.o.Chain), " → "))
+	default:
+		if r.Cwd, err = d.settle(r); err != nil {
+			return Result{}, err
+		}
 	}
 	return d.converse(ctx, from, r, progress)
+}
+
+// settle returns r's working directory, the workspace (Options.Cwd) or
+// the real path of one inside it, or ErrRefused: the calling
+// agent writes r, and may not take the delegate beyond what the user set
+// up, by an agent its persona does not name among its delegates, a
+// directory outside the workspace (.., a link, another drive), a mode
+// that skips the gate, or a model a CLI would read as an option.
+func (d *Delegator) settle(r Request) (string, error) {
+	if n := len(d.o.Chain); n > 0 {
+		if a := d.o.Chain[n-1]; a != nil {
+			if err := personas.DelegatesTo(a, adapters.DelegateRequest(r)); err != nil {
+				return "", fmt.Errorf("%w: %w", ErrRefused, err)
+			}
+		}
+	}
+	switch {
+	case !config.Narrows(r.Mode, "default"): // a mode that accepts edits or bypasses permissions skips the gate
+		return "", fmt.Errorf("%w: mode %q would let the delegate act without hub's permission requests; leave mode out, or name default, plan or read-only", ErrRefused, r.Mode)
+	case strings.HasPrefix(r.Model, "-") || strings.ContainsFunc(r.Model, unicode.IsControl):
+		return "", fmt.Errorf("%w: model %q is no model name (a CLI would read it as an option); leave model out, or name one the agent lists", ErrRefused, r.Model)
+	case r.Cwd == "":
+		return d.o.Cwd, nil
+	}
+	root, err := fspath.RealPath(d.o.Cwd)
+	if err == nil {
+		var cwd string
+		cwd, err = fspath.Resolve(runtime.GOOS, root, r.Cwd)
+		if fi, serr := os.Stat(cwd); err == nil && serr == nil && fi.IsDir() {
+			return cwd, nil // links resolved: one swapped in later takes the delegate nowhere else
+		}
+	}
+	return "", fmt.Errorf("%w: cwd %q is not a directory inside the workspace %s; leave cwd out, or name one inside it", ErrRefused, r.Cwd, d.o.Cwd)
 }
 
 // converse runs r's turn on the delegate conversation from, or on a new
@@ -215,10 +260,12 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 // conversation over, briefed on it, and its follow-ups go to it.
 // CancelTurns ends it at any point: no further agent starts.
 func (d *Delegator) converse(ctx context.Context, from *live, r Request, progress Progress) (Result, error) {
-	ctx, end := d.track(ctx)
+	ctx, end, err := d.track(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	defer end()
 	var res Result
-	var err error
 	var fellBack []string
 	var usage *adapters.Usage
 	l := from
@@ -287,7 +334,8 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	}
 	l.brief.Cwd = l.cwd
 	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
-	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), CancelGrace: 2 * time.Second}
+	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), CancelGrace: 2 * time.Second,
+		Env: map[string]string{EnvChain: strings.Join(append(names(d.o.Chain), l.agent), ",")}}
 	plan.Apply(&so)
 	// The gate puts what the rules leave open to the parent session
 	// (Options.Ask) when set, else to the approval policy.
@@ -324,18 +372,27 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	return l, nil
 }
 
-// track makes ctx end with CancelTurns too, until the func returned runs.
-func (d *Delegator) track(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
+// MaxTurns bounds the delegate turns one delegator runs at once: a calling
+// agent that fans out (parallel tool calls, a loop) would start a CLI
+// process for each.
+const MaxTurns = 8
+
+// track makes ctx end with CancelTurns too, until the func returned runs;
+// past MaxTurns running it refuses the turn.
+func (d *Delegator) track(ctx context.Context) (context.Context, func(), error) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.turns) >= MaxTurns {
+		return nil, nil, fmt.Errorf("%w: %d delegate turns are running already; wait for one to end", ErrRefused, MaxTurns)
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	d.turns[&cancel] = true
-	d.mu.Unlock()
 	return ctx, func() {
 		d.mu.Lock()
 		delete(d.turns, &cancel)
 		d.mu.Unlock()
 		cancel()
-	}
+	}, nil
 }
 
 // drop ends the delegate session id.

@@ -110,6 +110,7 @@ type fakeAgent struct {
 	// got are the prompts' texts and the sessions' instructions.
 	got, instructions []string
 	mcp               [][]adapters.MCPServer // each session's
+	opts              []adapters.SessionOptions
 }
 
 // chainOf is a delegation chain of reg's agents by name.
@@ -147,6 +148,7 @@ func (a *fakeAgent) Start(_ context.Context, so adapters.SessionOptions) (adapte
 	a.starts++
 	a.instructions = append(a.instructions, so.Instructions)
 	a.mcp = append(a.mcp, so.MCPServers)
+	a.opts = append(a.opts, so)
 	a.mu.Unlock()
 	if a.onStart != nil {
 		a.onStart()

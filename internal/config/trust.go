@@ -242,9 +242,10 @@ func modeRank(mode string) int {
 	return 2
 }
 
-// narrows says whether an untrusted file's mode may replace cur: the same
-// mode, or one that lets the agent do strictly less.
-func narrows(mode, cur string) bool {
+// Narrows says whether mode may replace cur where only the user may widen
+// (an untrusted file's mode, a delegating agent's): the same mode, or one
+// that lets the agent do strictly less.
+func Narrows(mode, cur string) bool {
 	mode, cur = cmp.Or(mode, "default"), cmp.Or(cur, "default")
 	return mode == cur || modeRank(mode) < modeRank(cur)
 }
@@ -267,7 +268,7 @@ func (c *Config) drop(path, key, why string) {
 func (c *Config) narrowAgents(f *Config, path string) {
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
-		if cur := c.Agents[name].Mode; a.Mode != "" && !narrows(a.Mode, cur) {
+		if cur := c.Agents[name].Mode; a.Mode != "" && !Narrows(a.Mode, cur) {
 			c.drop(path, fmt.Sprintf("agents.%s.mode (%s)", name, a.Mode), fmt.Sprintf("may only narrow your mode %q", cmp.Or(cur, "default")))
 			a.Mode = ""
 			f.Agents[name] = a

@@ -62,6 +62,13 @@ var hostFS = fileSystem{
 }
 
 func resolveIn(fsys fileSystem, goos, root, p, abs string) (string, error) {
+	if rv, _ := SplitPath(goos, root); goos == "windows" {
+		// Another drive or share is outside, said before the file system
+		// is asked: looking up \\host\share sends the user's NTLM hash there.
+		if av, _ := SplitPath(goos, abs); !strings.EqualFold(av, rv) {
+			return "", fmt.Errorf("%w: %s is on %s, outside %s", ErrOutside, p, av, root)
+		}
+	}
 	real, err := fsys.evalDeepest(fsys.clean(abs))
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", p, err)

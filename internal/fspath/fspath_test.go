@@ -248,6 +248,41 @@ func (w winFS) fileSystem() fileSystem {
 	}
 }
 
+// A path on another share or drive is outside before the file system is
+// asked: looking up \\attacker\share (a delegate's cwd, a tool's path an
+// agent wrote) would send the user's NTLM hash to that host. Paths on the
+// root's volume, in any spelling, are still resolved.
+func TestResolve_OtherVolumeIsOutsideUnasked(t *testing.T) {
+	root := `C:\Users\Ann\proj`
+	w := winFS{exists: map[string]bool{`c:\`: true, `c:\users`: true, `c:\users\ann`: true, strings.ToLower(root): true}, links: map[string]string{}}
+	for _, tt := range []struct {
+		p      string
+		inside bool
+	}{
+		{`\\attacker\share`, false},
+		{`\\attacker\share\x`, false},
+		{`//attacker/share/x`, false},
+		{`\\?\UNC\attacker\share\x`, false},
+		{`D:\x`, false},
+		{`\\?\C:\Users\Ann\proj\x`, true},
+		{`c:\users\ann\proj\x`, true},
+		{`x`, true},
+	} {
+		var asked []string
+		fs := w.fileSystem()
+		exists := fs.exists
+		fs.exists = func(p string) bool { asked = append(asked, p); return exists(p) }
+		abs, err := JoinRoot("windows", root, tt.p)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.p, err)
+		}
+		_, err = resolveIn(fs, "windows", root, tt.p, abs)
+		if tt.inside != (err == nil) || (!tt.inside && len(asked) > 0) {
+			t.Errorf("%q: %v after asking the file system about %q; want inside=%v, and nothing asked when outside", tt.p, err, asked, tt.inside)
+		}
+	}
+}
+
 // Wine cannot make links (TestResolve_LinksJudgedByTarget skips there), so
 // the rules are checked on an in-memory Windows file system: a link is
 // judged by its target, whatever the spelling of the path.
