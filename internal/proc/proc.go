@@ -35,6 +35,8 @@ var (
 	ErrNotFound = errors.New("program not found")
 	// ErrBadDir means the working directory cannot be used.
 	ErrBadDir = errors.New("bad working directory")
+	// ErrStopping means StopAll is under way: hub is ending its processes.
+	ErrStopping = errors.New("hub is stopping its agent processes")
 )
 
 // DefaultGrace is how long Stop waits after the first signal before SIGKILL.
@@ -88,7 +90,13 @@ type Process struct {
 var Log = zerolog.Nop()
 
 // Start launches spec. Cancelling ctx stops the process as Stop does.
+// While StopAll runs, it starts nothing.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
+	starting.RLock()
+	defer starting.RUnlock()
+	if stopping > 0 {
+		return nil, fmt.Errorf("start %s: %w", spec.Path, ErrStopping)
+	}
 	path, err := LookPath(spec.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (is it installed and on PATH?)", ErrNotFound, spec.Path)
@@ -296,11 +304,26 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-// live holds the started processes not yet reaped (as keys).
-var live sync.Map
+var (
+	// live holds the started processes not yet reaped (as keys).
+	live sync.Map
+	// starting is held read by each Start and written by StopAll, which so
+	// waits for the starts under way: each is live, or refused, before it looks.
+	starting sync.RWMutex
+	stopping int // StopAll calls under way
+)
 
-// StopAll stops every live process concurrently; call it on shutdown.
+// StopAll stops every live process concurrently, those whose start it
+// raced included; call it on shutdown.
 func StopAll(grace time.Duration) {
+	starting.Lock()
+	stopping++
+	starting.Unlock()
+	defer func() {
+		starting.Lock()
+		stopping--
+		starting.Unlock()
+	}()
 	var wg sync.WaitGroup
 	for p := range live.Range {
 		wg.Go(func() { _ = p.(*Process).StopWithin(grace) })

@@ -45,9 +45,13 @@ func parent(args []string) int {
 	return 0
 }
 
-// stubborn ignores stop signals (SIGTERM; on Windows CTRL_BREAK) and hangs.
-func stubborn([]string) int {
+// stubborn ignores stop signals (SIGTERM; on Windows CTRL_BREAK) and hangs;
+// with "ready" it first says so on stdout.
+func stubborn(args []string) int {
 	signal.Ignore(os.Interrupt, syscall.SIGTERM)
+	if slices.Contains(args, "ready") {
+		fmt.Println("ready")
+	}
 	select {}
 }
 
@@ -184,5 +188,37 @@ func TestStopAll_LeavesNoLiveProcesses(t *testing.T) {
 	StopAll(50 * time.Millisecond)
 	if n := Live(); n != 0 {
 		t.Fatalf("%d live", n)
+	}
+}
+
+// A Start that returns before StopAll does is either refused or stopped by
+// it, whatever the interleaving. StopAll cannot return before the Start:
+// it waits for a stubborn process the test kills only once Start returned.
+func TestStopAll_RacingStartIsStoppedOrRefused(t *testing.T) {
+	argv := proctest.Command("hang")
+	for range 5 {
+		stubborn := startFake(t, context.Background(), time.Minute, proctest.HelperCommand("stubborn", "ready"))
+		if _, err := bufio.NewReader(stubborn.Stdout).ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			StopAll(time.Minute)
+		}()
+		p, err := Start(context.Background(), Spec{Path: argv[0], Args: argv[1:], Grace: 10 * time.Millisecond})
+		if stubborn.Exited() {
+			t.Fatal("the stubborn process ended on its stop signal")
+		}
+		_ = stubborn.Signal(syscall.SIGKILL)
+		<-stopped
+		switch {
+		case errors.Is(err, ErrStopping):
+		case err != nil:
+			t.Fatal(err)
+		case !p.Exited():
+			_ = p.StopWithin(10 * time.Millisecond)
+			t.Fatalf("process %d, started as StopAll ran, is still running after it", p.Pid())
+		}
 	}
 }
