@@ -2,12 +2,14 @@ package proc
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -189,6 +191,58 @@ func TestStopAll_LeavesNoLiveProcesses(t *testing.T) {
 	if n := Live(); n != 0 {
 		t.Fatalf("%d live", n)
 	}
+}
+
+// StopUnder stops the processes started in a directory or below it, and
+// keeps Start out of it until lifted; a sibling whose name it begins and
+// hub's own directory are not under it.
+func TestStopUnder_StopsAndFencesOnlyItsDirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a")
+	tests := []struct {
+		name, dir string
+		under     bool
+	}{
+		{"the directory", dir, true},
+		{"below it", filepath.Join(dir, "sub"), true},
+		{"a sibling it prefixes", filepath.Join(root, "ab"), false},
+		{"hub's directory", "", false},
+	}
+	argv := proctest.Command("hang")
+	start := func(d string) (*Process, error) {
+		return Start(context.Background(), Spec{Path: argv[0], Args: argv[1:], Dir: d, Grace: 10 * time.Millisecond})
+	}
+	var ps []*Process
+	for _, tc := range tests {
+		if err := os.MkdirAll(cmp.Or(tc.dir, root), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p, err := start(tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.StopWithin(10 * time.Millisecond) })
+		ps = append(ps, p)
+	}
+	lift := StopUnder(dir, 10*time.Millisecond)
+	for i, tc := range tests {
+		if ps[i].Exited() != tc.under {
+			t.Errorf("%s: stopped %v, want %v", tc.name, ps[i].Exited(), tc.under)
+		}
+		p, err := start(tc.dir)
+		if errors.Is(err, ErrStopping) != tc.under {
+			t.Errorf("%s: a start while fenced: %v, want refused %v", tc.name, err, tc.under)
+		}
+		if err == nil {
+			_ = p.StopWithin(10 * time.Millisecond)
+		}
+	}
+	lift()
+	p, err := start(dir)
+	if err != nil {
+		t.Fatalf("a start once lifted: %v", err)
+	}
+	_ = p.StopWithin(10 * time.Millisecond)
 }
 
 // A Start that returns before StopAll does is either refused or stopped by
