@@ -48,9 +48,10 @@ func parent(args []string) int {
 }
 
 // stubborn ignores stop signals (SIGTERM; on Windows CTRL_BREAK) and hangs;
-// with "ready" it first says so on stdout.
+// with "ready" it first says so on stdout. It catches them: on Windows a
+// Go program that ignores CTRL_BREAK still exits on it.
 func stubborn(args []string) int {
-	signal.Ignore(os.Interrupt, syscall.SIGTERM)
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGTERM)
 	if slices.Contains(args, "ready") {
 		fmt.Println("ready")
 	}
