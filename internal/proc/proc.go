@@ -36,7 +36,8 @@ var (
 	ErrNotFound = errors.New("program not found")
 	// ErrBadDir means the working directory cannot be used.
 	ErrBadDir = errors.New("bad working directory")
-	// ErrStopping means StopAll is under way: hub is ending its processes.
+	// ErrStopping means StopAll, or a StopUnder of the start's directory,
+	// is under way: hub is ending the processes that would run with it.
 	ErrStopping = errors.New("hub is stopping its agent processes")
 )
 
