@@ -13,11 +13,13 @@ import (
 )
 
 // crashy is an adapter whose sessions die: "crash" ends the turn with a
-// crash error, "die" leaves the process dead so the next Prompt fails with
-// ErrClosed. Every start is recorded with the resume id it was given.
+// crash error, "die" leaves the process dead; after either the next Prompt
+// fails with ErrClosed. Every start is recorded with the resume id it was
+// given, and the sessions closed are counted.
 type crashy struct {
 	mu      sync.Mutex
 	resumes []string
+	closed  int
 }
 
 func (a *crashy) Name() string { return "crashy" }
@@ -28,7 +30,7 @@ func (a *crashy) Start(_ context.Context, o adapters.SessionOptions) (adapters.S
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.resumes = append(a.resumes, o.ResumeID)
-	return &crashySession{n: len(a.resumes)}, nil
+	return &crashySession{a: a, n: len(a.resumes)}, nil
 }
 
 func (a *crashy) starts() []string {
@@ -38,13 +40,22 @@ func (a *crashy) starts() []string {
 }
 
 type crashySession struct {
-	n    int
-	mu   sync.Mutex
-	dead bool
+	a         *crashy
+	n         int
+	mu        sync.Mutex
+	dead      bool
+	closeOnce sync.Once
 }
 
-func (s *crashySession) ID() string   { return "agent-session-1" }
-func (s *crashySession) Close() error { return nil }
+func (s *crashySession) ID() string { return "agent-session-1" }
+func (s *crashySession) Close() error {
+	s.closeOnce.Do(func() {
+		s.a.mu.Lock()
+		s.a.closed++
+		s.a.mu.Unlock()
+	})
+	return nil
+}
 func (s *crashySession) Prompt(ctx context.Context, p []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -54,6 +65,7 @@ func (s *crashySession) Prompt(ctx context.Context, p []adapters.Content, emit f
 	ch := make(chan adapters.Event, 4)
 	switch text := adapters.PromptText(p); text {
 	case "crash":
+		s.dead = true
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "crashy exited: boom", Code: adapters.CodeCrash, Fatal: true}}
 	case "die":
 		s.dead = true

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,11 +82,13 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 // delegatingAgent stands for an agent CLI that calls hub's delegate tool:
 // its `hub mcp` child is played in-process, reaching the session through
 // the MCP server entry hub handed the agent, dialed once when the agent
-// starts, as the real child does. It delegates each prompt ("AGENT: task")
-// and answers with what came back.
+// starts, as the real child does. It delegates each prompt ("AGENT: task",
+// or "continue: task" for a follow-up of the last delegate session) and
+// answers with what came back.
 type delegatingAgent struct {
 	mu     sync.Mutex
 	starts []adapters.SessionOptions
+	last   string // the last delegate session
 	// detached delegates without the turn's context, so only hub's own
 	// cancel can stop the delegate.
 	detached bool
@@ -149,7 +152,16 @@ func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Conten
 	if s.a.detached {
 		dctx = context.Background()
 	}
-	res, err := remote.Delegate(dctx, delegation.Request{Agent: agent, Prompt: task}, nil)
+	req := delegation.Request{Agent: agent, Prompt: task}
+	s.a.mu.Lock()
+	if agent == "continue" {
+		req = delegation.Request{Session: s.a.last, Prompt: task}
+	}
+	s.a.mu.Unlock()
+	res, err := remote.Delegate(dctx, req, nil)
+	s.a.mu.Lock()
+	s.a.last = cmp.Or(res.Session, s.a.last)
+	s.a.mu.Unlock()
 	if s.a.results != nil {
 		s.a.results <- res
 	}
@@ -390,6 +402,30 @@ func TestDelegation_FallsBackThroughTheBridge(t *testing.T) {
 	res := <-root.results
 	if res.Agent != "helper" || !slices.Equal(res.FellBack, []string{"broken crashed"}) || res.Answer != "hi" {
 		t.Fatalf("delegate result %+v, want helper's answer after broken crashed", res)
+	}
+}
+
+// A delegate whose agent crashed costs one delegate turn, not the delegate
+// conversation: the follow-up starts the agent again under the same
+// delegate session, and the crashed session was closed.
+func TestDelegation_CrashedDelegateRestartsOnTheFollowUp(t *testing.T) {
+	root := &delegatingAgent{results: make(chan delegation.Result, 1)}
+	a := &crashy{}
+	c, _ := delegationClient(t, root, "", func(o *Options) { o.Registry.Register(a) })
+	sid, _ := c.start(t)
+	c.prompt(sid, "crashy: crash")
+	if first := <-root.results; !strings.Contains(first.Error, "boom") {
+		t.Fatalf("the crashed delegate turn: %+v", first)
+	}
+	c.prompt(sid, "continue: hello again")
+	next := <-root.results
+	if next.Error != "" || !strings.Contains(next.Answer, "process 2: ") || !strings.HasSuffix(next.Answer, "hello again") {
+		t.Fatalf("the follow-up: %+v; want the restarted agent's answer", next)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.resumes) != 2 || a.closed != 1 {
+		t.Fatalf("%d starts, %d sessions closed; want 2 and the crashed one closed", len(a.resumes), a.closed)
 	}
 }
 

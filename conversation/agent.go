@@ -45,8 +45,27 @@ type Agent struct {
 	applied Setup       // what cur runs with
 	st      *agentStart // in flight, or failed until Await reports it
 	closed  bool
-	crashes []time.Time // the latest crashes' times
+	crashes Crashes
 	idle    *time.Timer // the idle timeout (Use, Rest)
+}
+
+// Crashes are the times of an agent's latest crashes, whichever front end
+// restarts it: three within a minute stop its restarts (Loop).
+type Crashes []time.Time
+
+// Add records a crash at now.
+func (c *Crashes) Add(now time.Time) {
+	*c = append(*c, now)
+	*c = (*c)[max(0, len(*c)-3):]
+}
+
+// Loop is ErrCrashLoop, saying what to do, when the last crashes came too
+// fast to restart the agent at now.
+func (c Crashes) Loop(now time.Time) error {
+	if len(c) < 3 || now.Sub(c[0]) > time.Minute {
+		return nil
+	}
+	return fmt.Errorf("%w; see its stderr in hub's log, fix the cause, then prompt again after a minute", ErrCrashLoop)
 }
 
 // agentStart is one start of an Agent. It ends once: done closes with the
@@ -217,8 +236,7 @@ func (a *Agent) Retire(b adapters.Session, crashed bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if crashed {
-		a.crashes = append(a.crashes, now)
-		a.crashes = a.crashes[max(0, len(a.crashes)-3):]
+		a.crashes.Add(now)
 	}
 	mine := a.cur == b && b != nil
 	if mine {
@@ -227,14 +245,10 @@ func (a *Agent) Retire(b adapters.Session, crashed bool) bool {
 	return mine
 }
 
-// crashLoop is ErrCrashLoop when the last crashes came too fast to restart.
 func (a *Agent) crashLoop() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.crashes) < 3 || a.Now().Sub(a.crashes[0]) > time.Minute {
-		return nil
-	}
-	return fmt.Errorf("%w; see its stderr in hub's log, fix the cause, then prompt again after a minute", ErrCrashLoop)
+	return a.crashes.Loop(a.Now())
 }
 
 // Apply brings the agent session to the Setup want returns, live where it

@@ -94,7 +94,7 @@ type Outcome struct {
 	Warnings []string // the hooks that failed during the turn
 	Ending   Ending
 	// Crashed says the agent is gone (it crashed, or the prompt found it
-	// closed): its session is to be closed.
+	// closed): RunTurn closes its session, and counts for Crashes.
 	Crashed bool
 }
 
@@ -170,6 +170,9 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	d.finish(context.WithoutCancel(ctx), before, s.Model, s.Workspace)
 	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
 	err = o.classify(ctx, s.Session, err)
+	if o.Crashed || o.Ending == Stuck { // nothing of it runs on, whichever front end ran it
+		go func() { _ = s.Session.Close() }()
+	}
 	return o, err
 }
 
@@ -243,8 +246,7 @@ func (o *Outcome) classify(ctx context.Context, sess adapters.Session, err error
 	case err == nil:
 		return nil
 	case errors.Is(err, adapters.ErrCancelTimeout):
-		o.Stop, o.Ending = adapters.StopCancelled, Stuck
-		go func() { _ = sess.Close() }() // its tools run on until its process is stopped, whichever front end ran it
+		o.Stop, o.Ending = adapters.StopCancelled, Stuck // its tools run on until its process is stopped
 		return err
 	case errors.As(err, &failed):
 		o.Ending, o.Failure = Failed, &failed.Info

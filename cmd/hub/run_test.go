@@ -30,7 +30,8 @@ func init() {
 }
 
 // fakeACPAgent answers initialize and session/new; on session/prompt it
-// sends one chunk, then ends the turn ("answer"), crashes with stderr output ("crash") or
+// sends one chunk, then ends the turn ("answer"), crashes with stderr output
+// ("crash"; "crash-once" in the first process only) or
 // starts a child and waits to be cancelled ("hang"), writing its own and
 // the child's pid to pidFile.
 func fakeACPAgent(mode, pidFile string) {
@@ -60,6 +61,13 @@ func fakeACPAgent(mode, pidFile string) {
 			promptID = m.ID
 			send(map[string]any{"method": "session/update", "params": map[string]any{"sessionId": "fake-1",
 				"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "partial answer"}}}})
+			if mode == "crash-once" { // the first agent writes its pid and crashes; the ones after it answer
+				mode = "answer"
+				if _, err := os.Stat(pidFile); err != nil {
+					_ = os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())), 0o644)
+					mode = "crash"
+				}
+			}
 			if mode == "answer" {
 				send(map[string]any{"id": promptID, "result": map[string]any{"stopReason": "end_turn"}})
 				continue

@@ -319,6 +319,10 @@ func apply(ctx context.Context, r *repo, w *Candidate) error {
 // cleanup removes the worktrees and branches, unless --keep; a winner
 // the user declined to apply keeps its branch.
 func cleanup(r *repo, root string, cands []*Candidate, o Options) {
+	// A start that outlasted its run's grace still holds a process in its
+	// worktree: it ends (reaped) now, and no start runs there until the
+	// worktree is gone.
+	defer proc.StopUnder(root, 2*time.Second)()
 	if o.Keep {
 		return
 	}

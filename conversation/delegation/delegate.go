@@ -154,9 +154,10 @@ type live struct {
 	sess                    adapters.Session
 	hooks                   *hooks.Observer   // nil unless hooks observe this delegate
 	audit                   *transcript.Audit // nil unless transcripts are on and the agent keeps none
-	tmu                     sync.Mutex        // guards brief
+	tmu                     sync.Mutex        // guards brief and crashes
 	busy                    atomic.Bool
-	stuck                   atomic.Bool        // its agent ignored a cancel: RunTurn closes it
+	gone                    atomic.Bool // its agent crashed or ignored a cancel: RunTurn closed it
+	crashes                 conversation.Crashes
 	gate                    *conversation.Gate // the session's permission gate
 	// brief is the conversation so far, for an agent that takes it over;
 	// lead goes ahead of the prompts of one that takes no instructions,
@@ -269,7 +270,10 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 	var fellBack []string
 	var usage *adapters.Usage
 	l := from
-	if from != nil && from.stuck.Load() { // closed: a new session of its agent takes the conversation over
+	if from != nil && from.gone.Load() { // closed: a new session of its agent takes the conversation over
+		if err := from.crashLoop(); err != nil {
+			return Result{Agent: from.agent, Session: from.id}, fmt.Errorf("%s: %w", from.agent, err)
+		}
 		d.drop(from.id)
 		l = nil
 	}
@@ -329,7 +333,7 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), model: r.Model, mode: r.Mode, persona: conversation.RunsAs(a)}
 	if from != nil {
 		from.tmu.Lock()
-		l.id, l.brief = from.id, from.brief
+		l.id, l.brief, l.crashes = from.id, from.brief, from.crashes
 		from.tmu.Unlock()
 	}
 	l.brief.Cwd = l.cwd
@@ -472,8 +476,11 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	case !fallback || conversation.FallbackReason(l.agent, class, toolStarted) == "":
 		dg.AddTo(&l.brief, r.Prompt)
 	}
+	if oc.Crashed {
+		l.crashes.Add(time.Now())
+	}
 	l.tmu.Unlock()
-	l.stuck.Store(oc.Ending == conversation.Stuck)
+	l.gone.Store(oc.Crashed || oc.Ending == conversation.Stuck)
 	l.busy.Store(false) // after the brief holds the turn: a follow-up reads it
 	switch {
 	case oc.Ending == conversation.Failed: // the agent's error, as the Outcome tells it
@@ -509,6 +516,13 @@ func (l *live) emit(o Options, dg *conversation.Digest, progress Progress) func(
 			progress(fmt.Sprintf("%s: %s %s", l.agent, tc.Title, ev.Tool.Status))
 		}
 	}
+}
+
+// crashLoop is conversation's rule: its agent crashed too often to start again now.
+func (l *live) crashLoop() error {
+	l.tmu.Lock()
+	defer l.tmu.Unlock()
+	return l.crashes.Loop(time.Now())
 }
 
 // close ends the delegate's session and the hooks observing it.

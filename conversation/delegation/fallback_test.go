@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/hooks"
@@ -82,6 +84,65 @@ func TestContinue_StuckDelegateRestartsBriefed(t *testing.T) {
 	}
 }
 
+// A delegate whose agent crashed is closed at once. A follow-up to it goes
+// to a new session of the same agent, briefed, under the same session; a
+// follow-up after three crashes within a minute starts none and says why
+// and what to do, as hub acp does for its own agent (conversation.Crashes).
+func TestContinue_CrashedDelegateIsClosedAndRestartsBriefed(t *testing.T) {
+	crash := []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "fake exited with status 3", Fatal: true}}}
+	tests := []struct {
+		name   string
+		script [][]adapters.Event
+		starts int // after the crashes and one follow-up more
+	}{
+		{"once", [][]adapters.Event{crash, answers("fake").events}, 2},
+		{"every time", [][]adapters.Event{crash}, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := answers("fake")
+			a.script, a.closes = tc.script, make(chan struct{}, 4)
+			reg := adapters.NewRegistry()
+			reg.Register(a)
+			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
+			defer d.Close()
+			ctx := context.Background()
+			r, err := d.Delegate(ctx, Request{Agent: "fake", Prompt: "read the parser"}, nil)
+			if err != nil || !strings.Contains(r.Error, "exited with status 3") {
+				t.Fatalf("the crashed turn: %+v, %v", r, err)
+			}
+			for crashes := 1; ; crashes++ {
+				select {
+				case <-a.closes:
+				case <-time.After(10 * time.Second): // a hang guard, not a speed check
+					t.Fatalf("the session that crashed (crash %d) was never closed", crashes)
+				}
+				c, err := d.Delegate(ctx, Request{Session: r.Session, Prompt: "now fix it"}, nil)
+				switch {
+				case crashes == 3:
+					if !errors.Is(err, conversation.ErrCrashLoop) || !strings.Contains(err.Error(), "fix the cause") || strings.Contains(err.Error(), "\n") {
+						t.Fatalf("a follow-up after 3 crashes: %+v, %v; want one line saying what to do", c, err)
+					}
+				case err != nil || c.Session != r.Session:
+					t.Fatalf("follow-up %d: %+v, %v; want the agent restarted under the same session", crashes, c, err)
+				case c.Error == "":
+					if !strings.Contains(c.Answer, "fake answered") {
+						t.Fatalf("follow-up %d answered %+v", crashes, c)
+					}
+				default:
+					continue // it crashed again
+				}
+				break
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if a.starts != tc.starts || !strings.Contains(a.got[1]+a.instructions[1], "read the parser") {
+				t.Fatalf("%d sessions started, prompts %q: want %d, the second briefed", a.starts, a.got, tc.starts)
+			}
+		})
+	}
+}
+
 // fakeAgent is an agent of the fallback tests: one that is not ready, one
 // that cannot start, or one whose turn is events (then waits for the
 // turn's end when hang). It counts its prompts and its sessions closed.
@@ -104,6 +165,8 @@ type fakeAgent struct {
 	// stuck, when set, is closed as the first turn starts; that turn
 	// does not stop when cancelled.
 	stuck chan struct{}
+	// closes, when set, gets a value as each session closes.
+	closes chan struct{}
 
 	mu                      sync.Mutex
 	prompts, closed, starts int
@@ -162,22 +225,28 @@ func (a *fakeAgent) counts() (prompts, closed int) {
 	return a.prompts, a.closed
 }
 
+// fakeSession is dead once a turn ended in a crash: its process is gone.
 type fakeSession struct {
-	a      *fakeAgent
-	closed atomic.Bool
+	a            *fakeAgent
+	closed, dead atomic.Bool
 }
 
 func (s *fakeSession) ID() string { return s.a.name + "-session" }
 func (s *fakeSession) Close() error {
-	s.closed.Store(true)
+	if s.closed.Swap(true) {
+		return nil
+	}
 	s.a.mu.Lock()
 	s.a.closed++
 	s.a.mu.Unlock()
+	if s.a.closes != nil {
+		s.a.closes <- struct{}{}
+	}
 	return nil
 }
 
 func (s *fakeSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	if s.closed.Load() {
+	if s.closed.Load() || s.dead.Load() {
 		return "", adapters.ErrClosed
 	}
 	s.a.mu.Lock()
@@ -189,6 +258,7 @@ func (s *fakeSession) Prompt(ctx context.Context, prompt []adapters.Content, emi
 	}
 	stuck := s.a.stuck != nil && s.a.prompts == 1
 	s.a.mu.Unlock()
+	s.dead.Store(slices.ContainsFunc(events, func(ev adapters.Event) bool { return ev.Error != nil && ev.Error.Code == adapters.CodeCrash }))
 	if stuck { // ignores the cancel
 		close(s.a.stuck)
 		<-ctx.Done()

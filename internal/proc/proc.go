@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,9 @@ var (
 	ErrNotFound = errors.New("program not found")
 	// ErrBadDir means the working directory cannot be used.
 	ErrBadDir = errors.New("bad working directory")
+	// ErrStopping means StopAll, or a StopUnder of the start's directory,
+	// is under way: hub is ending the processes that would run with it.
+	ErrStopping = errors.New("hub is stopping its agent processes")
 )
 
 // DefaultGrace is how long Stop waits after the first signal before SIGKILL.
@@ -88,7 +92,14 @@ type Process struct {
 var Log = zerolog.Nop()
 
 // Start launches spec. Cancelling ctx stops the process as Stop does.
+// While StopAll runs, or a StopUnder keeps it out of spec.Dir, it starts
+// nothing.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
+	starting.RLock()
+	defer starting.RUnlock()
+	if fencedOff(spec.Dir) {
+		return nil, fmt.Errorf("start %s: %w", spec.Path, ErrStopping)
+	}
 	path, err := LookPath(spec.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (is it installed and on PATH?)", ErrNotFound, spec.Path)
@@ -296,16 +307,61 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-// live holds the started processes not yet reaped (as keys).
-var live sync.Map
+var (
+	// live holds the started processes not yet reaped (as keys).
+	live sync.Map
+	// starting is held read by each Start and written by StopUnder, which
+	// so waits for the starts under way: each is live, or refused, before
+	// it looks.
+	starting sync.RWMutex
+	// fenced counts by directory the StopUnder calls that keep Start out
+	// of it ("": out of every directory).
+	fenced = map[string]int{}
+)
 
-// StopAll stops every live process concurrently; call it on shutdown.
-func StopAll(grace time.Duration) {
+// StopAll stops every live process concurrently, those whose start it
+// raced included; Start refuses while it runs. Call it on shutdown.
+func StopAll(grace time.Duration) { StopUnder("", grace)() }
+
+// StopUnder stops every live process started in dir or below it ("":
+// every one) concurrently, those whose start it raced included, and keeps
+// Start out of dir until lift is called: nothing runs on in a directory
+// about to be removed, however late its start.
+func StopUnder(dir string, grace time.Duration) (lift func()) {
+	starting.Lock()
+	fenced[dir]++
+	starting.Unlock()
 	var wg sync.WaitGroup
 	for p := range live.Range {
-		wg.Go(func() { _ = p.(*Process).StopWithin(grace) })
+		if p := p.(*Process); under(p.spec.Dir, dir) {
+			wg.Go(func() { _ = p.StopWithin(grace) })
+		}
 	}
 	wg.Wait()
+	return sync.OnceFunc(func() {
+		starting.Lock()
+		defer starting.Unlock()
+		if fenced[dir]--; fenced[dir] == 0 {
+			delete(fenced, dir)
+		}
+	})
+}
+
+// under says whether d is dir or below it; every d is under "".
+func under(d, dir string) bool {
+	rel, err := filepath.Rel(dir, d)
+	return dir == "" || err == nil && filepath.IsLocal(rel)
+}
+
+// fencedOff says whether a StopUnder keeps Start out of dir; the caller
+// holds starting.
+func fencedOff(dir string) bool {
+	for f := range fenced {
+		if under(dir, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Live returns the number of supervised processes not yet reaped.

@@ -2,12 +2,14 @@ package proc
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,9 +47,14 @@ func parent(args []string) int {
 	return 0
 }
 
-// stubborn ignores stop signals (SIGTERM; on Windows CTRL_BREAK) and hangs.
-func stubborn([]string) int {
-	signal.Ignore(os.Interrupt, syscall.SIGTERM)
+// stubborn ignores stop signals (SIGTERM; on Windows CTRL_BREAK) and hangs;
+// with "ready" it first says so on stdout. It catches them: on Windows a
+// Go program that ignores CTRL_BREAK still exits on it.
+func stubborn(args []string) int {
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGTERM)
+	if slices.Contains(args, "ready") {
+		fmt.Println("ready")
+	}
 	select {}
 }
 
@@ -184,5 +191,91 @@ func TestStopAll_LeavesNoLiveProcesses(t *testing.T) {
 	StopAll(50 * time.Millisecond)
 	if n := Live(); n != 0 {
 		t.Fatalf("%d live", n)
+	}
+}
+
+// StopUnder stops the processes started in a directory or below it, and
+// keeps Start out of it until lifted; a sibling whose name it begins and
+// hub's own directory are not under it.
+func TestStopUnder_StopsAndFencesOnlyItsDirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a")
+	tests := []struct {
+		name, dir string
+		under     bool
+	}{
+		{"the directory", dir, true},
+		{"below it", filepath.Join(dir, "sub"), true},
+		{"a sibling it prefixes", filepath.Join(root, "ab"), false},
+		{"hub's directory", "", false},
+	}
+	argv := proctest.Command("hang")
+	start := func(d string) (*Process, error) {
+		return Start(context.Background(), Spec{Path: argv[0], Args: argv[1:], Dir: d, Grace: 10 * time.Millisecond})
+	}
+	var ps []*Process
+	for _, tc := range tests {
+		if err := os.MkdirAll(cmp.Or(tc.dir, root), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p, err := start(tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.StopWithin(10 * time.Millisecond) })
+		ps = append(ps, p)
+	}
+	lift := StopUnder(dir, 10*time.Millisecond)
+	for i, tc := range tests {
+		if ps[i].Exited() != tc.under {
+			t.Errorf("%s: stopped %v, want %v", tc.name, ps[i].Exited(), tc.under)
+		}
+		p, err := start(tc.dir)
+		if errors.Is(err, ErrStopping) != tc.under {
+			t.Errorf("%s: a start while fenced: %v, want refused %v", tc.name, err, tc.under)
+		}
+		if err == nil {
+			_ = p.StopWithin(10 * time.Millisecond)
+		}
+	}
+	lift()
+	p, err := start(dir)
+	if err != nil {
+		t.Fatalf("a start once lifted: %v", err)
+	}
+	_ = p.StopWithin(10 * time.Millisecond)
+}
+
+// A Start that returns before StopAll does is either refused or stopped by
+// it, whatever the interleaving. StopAll cannot return before the Start:
+// it waits for a stubborn process the test kills only once Start returned.
+// The raced process ends when its stdin closes, a stop's first step, so no
+// stop signal need reach it (none does under Wine without a console).
+func TestStopAll_RacingStartIsStoppedOrRefused(t *testing.T) {
+	argv := proctest.Command("stdin")
+	for range 5 {
+		stubborn := startFake(t, context.Background(), time.Minute, proctest.HelperCommand("stubborn", "ready"))
+		if _, err := bufio.NewReader(stubborn.Stdout).ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			StopAll(time.Minute)
+		}()
+		p, err := Start(context.Background(), Spec{Path: argv[0], Args: argv[1:], Grace: 10 * time.Millisecond})
+		if stubborn.Exited() {
+			t.Fatal("the stubborn process ended on its stop signal")
+		}
+		_ = stubborn.Signal(syscall.SIGKILL)
+		<-stopped
+		switch {
+		case errors.Is(err, ErrStopping):
+		case err != nil:
+			t.Fatal(err)
+		case !p.Exited():
+			_ = p.StopWithin(10 * time.Millisecond)
+			t.Fatalf("process %d, started as StopAll ran, is still running after it", p.Pid())
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +22,7 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/proc/proctest"
 	"github.com/hubdev/hub/personas"
 )
@@ -301,5 +304,69 @@ func TestBestOf_RunsInTheSameSecondDoNotCollide(t *testing.T) {
 	}
 	if branches[0] == branches[1] {
 		t.Fatalf("both runs used branch %q", branches[0])
+	}
+}
+
+// lateStart is an agent whose start outlasts any grace: it spawns its
+// process (a witness, in the session's directory), hands it to the test
+// and then waits for the test's release, whatever its context says.
+type lateStart struct {
+	report  string
+	spawned chan *proc.Process
+	release chan struct{}
+}
+
+func (a *lateStart) Name() string                        { return "late" }
+func (a *lateStart) Capabilities() adapters.Capabilities { return adapters.Capabilities{} }
+func (a *lateStart) Start(ctx context.Context, so adapters.SessionOptions) (adapters.Session, error) {
+	argv := proctest.HelperCommand("witness", a.report)
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: argv[1:], Dir: so.Cwd})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := bufio.NewReader(p.Stdout).ReadString('\n'); err != nil { // its stop signals are caught
+		return nil, err
+	}
+	a.spawned <- p
+	<-a.release
+	_ = p.Stop()
+	return nil, errors.New("late: gave up")
+}
+
+// A candidate whose agent's start outlasts the run's grace (the run ended
+// while the start still held a process in the worktree) has that process
+// stopped and reaped before its worktree is removed, in /compare (no
+// StopAll: other sessions' agents run on) as in hub run --agents.
+func TestBestOf_ALateStartEndsBeforeItsWorktree(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stopAll func()
+	}{{"/compare", func() {}}, {"hub run --agents", nil}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &lateStart{report: filepath.Join(t.TempDir(), "report"), spawned: make(chan *proc.Process, 1), release: make(chan struct{})}
+			defer close(a.release)
+			reg := adapters.NewRegistry()
+			reg.Register(a)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			spawned := make(chan *proc.Process, 1)
+			go func() { // the run is interrupted while the start holds its process
+				p := <-a.spawned
+				spawned <- p
+				cancel()
+			}()
+			run := func(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
+				return Options{Registry: c.Registry, Approve: c.Approve, Log: c.Log, Now: c.Now, Grace: time.Millisecond}.RunCandidate(ctx, c)
+			}
+			bestof.Run(ctx, bestof.Options{Candidate: candidate(reg, gitRepo(t), "go"), Run: run, Agents: []string{"late"}, StopAll: tc.stopAll})
+			p := <-spawned
+			if !p.Exited() {
+				_ = p.StopWithin(10 * time.Millisecond)
+				t.Fatal("the late start's process still runs after its worktree was removed")
+			}
+			if b, _ := os.ReadFile(a.report); string(b) != "true" {
+				t.Fatalf("its worktree was there when it was stopped: %q, want true", b)
+			}
+		})
 	}
 }
