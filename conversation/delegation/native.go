@@ -39,6 +39,13 @@ func (r Result) Text() (text, summary string) {
 	return r.Answer, string(b)
 }
 
+// ChainEnv is the environment of chain's last agent, the root first (a
+// root agent's too, in every front end): a hub mcp its own configuration
+// starts reads EnvChain as its chain, the persona's binding included.
+func ChainEnv(chain ...adapters.Adapter) map[string]string {
+	return map[string]string{EnvChain: strings.Join(names(chain), ",")}
+}
+
 // names are the names of chain's agents, an agent that runs as a persona
 // followed by the persona's: a chain read back by name (EnvChain) then
 // ends in the persona, whose mode and delegates bind as they did here.
