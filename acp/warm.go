@@ -10,6 +10,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/trace"
 	"github.com/hubdev/hub/personas"
 )
@@ -56,7 +57,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	setup := ss.setupOf(ss.rec)
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(setup.AddDirs), MCPServers: conversation.MCPFor(a.Capabilities(), ss.mcp, ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Logger()), Model: setup.Model, Mode: setup.Mode,
 		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Ask: ss.editor.ask,
-		Hooks: ss.set.HookConfig,
+		Hooks: ss.set.HookConfig, Env: delegation.ChainEnv(a),
 		Permission: func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision { // the session's gate decides
 			return ss.gate.AskAs(ctx, p, ss.agentName())
 		}}

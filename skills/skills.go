@@ -192,12 +192,13 @@ func nearest[T any](kind string, items []T, key func(T) (name, where string, tru
 }
 
 // loadEntry loads the skill folder dir of r (a folder or a link to one);
-// its Trusted says whether the trust store holds its SKILL.md as it is now.
+// its Trusted, for a project skill, says whether the trust store holds it
+// as it is now (a user's own is trusted: its folder is not read for it).
 func loadEntry(r Root, dir string, _ fs.DirEntry) (Skill, bool, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return Skill{}, false, nil
 	}
-	s, err := Load(dir)
+	s, err := load(dir, r.Project())
 	if err != nil {
 		return Skill{}, false, errors.New(strings.ReplaceAll(err.Error(), dir+": ", ""))
 	}
@@ -246,7 +247,10 @@ func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 
 // Load parses dir/SKILL.md; Trusted says whether the trust store holds it
 // as it is now.
-func Load(dir string) (Skill, error) {
+func Load(dir string) (Skill, error) { return load(dir, true) }
+
+// load is Load; without trust it leaves Trusted false, unread.
+func load(dir string, trust bool) (Skill, error) {
 	file := filepath.Join(dir, FileName)
 	data, err := config.ReadProjectFile(file) // capped; no device or FIFO
 	if err != nil {
@@ -259,7 +263,7 @@ func Load(dir string) (Skill, error) {
 	if err != nil {
 		return Skill{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	s.Dir, s.Trusted = dir, config.IsTrusted(file, data)
+	s.Dir, s.Trusted = dir, trust && config.IsTrusted(file, data)
 	if s.Name != filepath.Base(dir) {
 		return Skill{}, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
 	}

@@ -339,7 +339,7 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	l.brief.Cwd = l.cwd
 	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
 	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), CancelGrace: 2 * time.Second,
-		Env: map[string]string{EnvChain: strings.Join(append(names(d.o.Chain), l.agent), ",")}}
+		Env: ChainEnv(append(slices.Clip(d.o.Chain), a)...)}
 	plan.Apply(&so)
 	// The gate puts what the rules leave open to the parent session
 	// (Options.Ask) when set, else to the approval policy.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 // Func is h as an agent's built-in delegate tool (the native loop's
@@ -38,11 +39,23 @@ func (r Result) Text() (text, summary string) {
 	return r.Answer, string(b)
 }
 
-// names are the names of chain's agents.
+// ChainEnv is the environment of chain's last agent, the root first (a
+// root agent's too, in every front end): a hub mcp its own configuration
+// starts reads EnvChain as its chain, the persona's binding included.
+func ChainEnv(chain ...adapters.Adapter) map[string]string {
+	return map[string]string{EnvChain: strings.Join(names(chain), ",")}
+}
+
+// names are the names of chain's agents, an agent that runs as a persona
+// followed by the persona's: a chain read back by name (EnvChain) then
+// ends in the persona, whose mode and delegates bind as they did here.
 func names(chain []adapters.Adapter) []string {
-	out := make([]string, len(chain))
-	for i, a := range chain {
-		out[i] = a.Name()
+	var out []string
+	for _, a := range chain {
+		out = append(out, a.Name())
+		if p := conversation.RunsAs(a); p != "" {
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -64,5 +65,38 @@ func TestDelegate_FallbackAgentStaysThePersona(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The chain a fallback delegate hands its own hub mcp (EnvChain, read back
+// by name through the registry) keeps the persona it runs as: that hub
+// mcp's delegates stay in the persona's plan mode and its delegates list,
+// as they would under the parent's delegator.
+func TestDelegate_FallbackChainEnvKeepsThePersona(t *testing.T) {
+	second := answers("second")
+	reg := adapters.NewRegistry()
+	for _, a := range []*fakeAgent{{name: "inner", start: adapters.ErrNotAuthenticated}, second, answers("other"),
+		{name: "helper", events: answers("helper").events, caps: adapters.Capabilities{Modes: []adapters.Option{{ID: "default"}, {ID: "plan"}}}}} {
+		reg.Register(a)
+	}
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "planner", Description: "d", Mode: personas.ModePlan, Delegates: []string{"helper"}, Trusted: true},
+		Backend: &fakeAgent{name: "inner", start: adapters.ErrNotAuthenticated}})
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Fallback: map[string][]string{"planner": {"second"}}})
+	defer d.Close()
+	if r, err := d.Delegate(context.Background(), Request{Agent: "planner", Prompt: "plan it"}, nil); err != nil || r.Agent != "second" {
+		t.Fatalf("the turn: %+v, %v; want second to take it over", r, err)
+	}
+	env := second.opts[0].Env[EnvChain]
+	nested := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Chain: chainOf(reg, strings.Split(env, ","))})
+	defer nested.Close()
+	if _, err := nested.Delegate(context.Background(), Request{Agent: "other", Prompt: "edit it"}, nil); !errors.Is(err, ErrRefused) {
+		t.Fatalf("chain %q: a delegation to an agent planner does not name: %v, want refused", env, err)
+	}
+	if _, err := nested.Delegate(context.Background(), Request{Agent: "helper", Prompt: "edit it", Mode: "default"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	helper, _ := reg.Get("helper")
+	if so := helper.(*fakeAgent).opts[0]; so.Mode != personas.ModePlan || so.Tools.Writes() {
+		t.Fatalf("chain %q: helper started in mode %q, tools %+v; want planner's plan mode binding it", env, so.Mode, so.Tools)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/delegation"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
@@ -64,6 +65,7 @@ func (r *run) execute(ctx context.Context, watch bool) Summary {
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
 	}
+	so.Env = delegation.ChainEnv(a)
 	r.handover(a.Name(), caps, &so, &prefix)
 	model := cmp.Or(so.Model, caps.DefaultModel)
 	r.budget = newBudget(r.o, model, !caps.TurnBudget).carry(r.prior, &r.digest)
