@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Programs named outside the command line: by a variable (an editor, a
@@ -80,6 +81,19 @@ func (r *reader) envProgram(name string, v arg, x *runCtx) {
 	}
 	for _, l := range lines {
 		r.nested(arg{text: strings.ReplaceAll(l, "%s", "f"), dynamic: v.dynamic, download: v.download, subst: v.subst}, &y, nil)
+	}
+}
+
+// winSetEnv is a variable PowerShell ($env:X = …, Set-Item Env:X) or
+// cmd.exe (set X=…) sets for the rest of the line: read for the program
+// it names, and kept as sh's export is, under the name every other check
+// looks up (Windows takes git_dir for GIT_DIR), its \ a /, so that git's
+// GIT_DIR and GIT_CONFIG_*, rg's config and HOME are read as in sh.
+func (r *reader) winSetEnv(name string, v arg, x *runCtx) {
+	r.envProgram(name, v, x)
+	if name = strings.ToUpper(name); name != "PWD" && syntax.ValidName(name) {
+		v.text = strings.ReplaceAll(v.text, `\`, "/")
+		x.sc.vars[name] = v
 	}
 }
 

@@ -119,7 +119,7 @@ func (r *reader) psScript(src string, x *runCtx) input {
 			}
 			x.sc.vars[name] = v
 			if env, ok := strings.CutPrefix(name, "ps:env:"); ok { // $env:GIT_PAGER = '…'
-				r.envProgram(env, v, x)
+				r.winSetEnv(env, v, x)
 			}
 		}
 		if l.i == start {
@@ -1057,9 +1057,9 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 	}
 	if p, v := append(named["path"], named["literalpath"]...), named["value"]; len(p) > 0 && len(v) > 0 { // Set-Item Env:EDITOR '…'
 		if env, ok := strings.CutPrefix(strings.ToLower(p[0].text), "env:"); ok && strings.Trim(env, `\/`) != "" {
-			r.envProgram(strings.Trim(env, `\/`), v[0], x)
+			r.winSetEnv(strings.Trim(env, `\/`), v[0], x)
 		} else if n := named["name"]; ok && len(n) > 0 { // New-Item -Path Env: -Name EDITOR -Value '…'
-			r.envProgram(n[0].text, v[0], x)
+			r.winSetEnv(n[0].text, v[0], x)
 		}
 	}
 	switch argv[0].text {
