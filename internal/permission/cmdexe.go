@@ -254,7 +254,7 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 		return r.cmdFor(rest, x)
 	}
 	spec, ok := cmdBuiltins[name]
-	if exe := strings.TrimSuffix(progName(words[0].text), ".com"); !ok && winExes[exe] {
+	if exe := progName(words[0].text); !ok && winExes[exe] {
 		spec, ok = cmdBuiltins[exe], true // C:\Windows\System32\robocopy.exe, format.com
 	}
 	if !ok {
