@@ -98,6 +98,13 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	if psShadowDelete().MatchString(src) { // Get-WmiObject Win32_ShadowCopy | Remove-WmiObject, in a variable too
 		r.run([]arg{{text: "vssadmin"}, {text: "delete"}, {text: "shadows"}}, &runCtx{sc: x.sc.clone(), layers: x.layers})
 	}
+	for _, m := range psSetEnv().FindAllStringSubmatchIndex(src, 8) { // as $env:NAME = …, for the whole line
+		v := unknown
+		if m[4] >= 0 || m[6] >= 0 {
+			v = arg{text: src[max(m[4], m[6]):max(m[5], m[7])]}
+		}
+		r.winSetEnv(src[m[2]:m[3]], v, x)
+	}
 	l := &psLex{r: r, src: src, x: x}
 	out := input{kind: inUnknown}
 	for l.i < len(l.src) {
@@ -825,6 +832,10 @@ var (
 // psShadowDelete: shadow copies deleted by WMI or CIM (Remove-WmiObject,
 // Remove-CimInstance or .Delete() after naming them).
 var psShadowDelete = lazyRE(`(?is)win32_shadowcopy\b.*(remove-(wmiobject|ciminstance)|\brwmi\b|\brcim\b|\.delete\s*\()`)
+
+// psSetEnv: .NET's setter of a variable, [Environment]::SetEnvironmentVariable('NAME', 'value'),
+// its value when it is a literal.
+var psSetEnv = lazyRE("(?i)\\[(?:system\\.)?environment\\]\\s*::\\s*setenvironmentvariable\\s*\\(\\s*['\"]?(\\w+)['\"]?\\s*,\\s*(?:'([^']*)'|\"([^\"$`]*)\")?")
 
 var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
 

@@ -46,6 +46,8 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		`$env:GIT_CONFIG_PARAMETERS="'core.pager'='rm -rf ~'"; git log`,
 		"$env:GIT_CONFIG_COUNT=1; $env:GIT_CONFIG_KEY_0='core.pager'; $env:GIT_CONFIG_VALUE_0='rm -rf ~'; git log",
 		"set GIT_CONFIG_COUNT=1&& set GIT_CONFIG_KEY_0=core.pager&& set GIT_CONFIG_VALUE_0=rm -rf ~&& git log",
+		"[Environment]::SetEnvironmentVariable('GIT_PAGER', 'rm -rf ~'); git log",
+		`[System.Environment]::SetEnvironmentVariable("GIT_CONFIG_PARAMETERS", "'core.pager'='rm -rf ~'", 'Process'); git log`,
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
