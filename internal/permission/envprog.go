@@ -248,8 +248,9 @@ func goWords(s, home string) []arg {
 
 // pkgManagers run their package.json's scripts: npm, pnpm, yarn and bun
 // for a script's name (and pre and post scripts, install scripts for an
-// install), node --run, deno task.
-var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno")
+// install), node --run, deno task; and the monorepo runners that run
+// their workspaces' scripts by name (turbo, lerna, nx, npm-run-all).
+var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno", "turbo", "lerna", "nx", "npm-run-all", "run-s", "run-p")
 
 // pkgScripts reads the scripts of the package.json a package manager
 // runs in (the nearest one up from each directory, or the one --prefix,
