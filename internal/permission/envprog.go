@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -197,9 +199,11 @@ func (r *reader) generateIn(root string, all bool, left *int) {
 		sub, sc := newReader()
 		sc.cwds = []string{path.Dir(toSlash(p))}
 		cmds := map[string][]arg{} // -command NAME CMD…, for the rest of the file
+		var seen []string
 		for _, l := range strings.Split(string(b), "\n") {
 			line, ok := strings.CutPrefix(strings.TrimSuffix(l, "\r"), "//go:generate")
 			if words := goWords(line, r.home); ok && len(words) > 0 && (line[0] == ' ' || line[0] == '\t') {
+				seen = append(seen, line)
 				if c, ok := cmds[words[0].text]; ok {
 					words = append(slices.Clone(c), words[1:]...)
 				}
@@ -211,6 +215,10 @@ func (r *reader) generateIn(root string, all bool, left *int) {
 			}
 		}
 		r.setDeny(sub.out.deny)
+		if seen != nil { // an always holds for these lines, as for package.json's scripts
+			r.out.repos = append(r.out.repos, top)
+			r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %x", toSlash(p), sha256.Sum256([]byte(strings.Join(seen, "\n")))))
+		}
 		return nil
 	})
 }
@@ -355,6 +363,11 @@ func (r *reader) readScripts(dir string, left *int, ws bool) {
 				r.readScript(m[name], dir)
 			}
 		}
+		// an always holds for these scripts, as for git's hooks (repoKey): not
+		// in another package, nor after a checkout or an edit changed them
+		b, _ = json.Marshal([]map[string]any{pkg.Scripts, pkg.Tasks})
+		r.out.repos = append(r.out.repos, dir)
+		r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %x", path.Join(dir, f), sha256.Sum256(b)))
 		var obj struct{ Packages []string }
 		if json.Unmarshal(pkg.Workspaces, &obj.Packages) != nil {
 			_ = json.Unmarshal(pkg.Workspaces, &obj) // yarn's {"packages": […]}

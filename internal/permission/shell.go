@@ -100,8 +100,8 @@ type reading struct {
 	must    string   // why it is asked every time, whatever allows it
 	alone   bool     // a verdict read a file another command of the line may change
 	fills   []string // directories filled with files hub cannot name (an archive's, a copied directory's), and where copies land
-	repos   []string // the git directories (common) git commands of the line use
-	hooks   []string // the hooks they run: path, executable bit and digest of each
+	repos   []string // the git directories (common) git commands of the line use, the packages whose scripts it runs
+	hooks   []string // the hooks they run: path, executable bit and digest of each; the scripts' file and digest
 }
 
 // reader walks one command line.
