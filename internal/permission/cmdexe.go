@@ -228,7 +228,7 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 	}
 	rest := words[1:]
 	if k, v, ok := strings.Cut(strings.Trim(joinArgs(rest).text, `"`), "="); name == "set" && ok && !strings.HasPrefix(k, "/") {
-		r.envProgram(k, arg{text: v, dynamic: joinArgs(rest).dynamic}, x) // set GIT_PAGER=…
+		r.winSetEnv(k, arg{text: v, dynamic: joinArgs(rest).dynamic}, x) // set GIT_PAGER=…
 	}
 	switch name {
 	case "rem", "::", "set", "echo.", "goto", "exit", "setlocal", "endlocal":
@@ -254,7 +254,7 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 		return r.cmdFor(rest, x)
 	}
 	spec, ok := cmdBuiltins[name]
-	if exe := strings.TrimSuffix(progName(words[0].text), ".com"); !ok && winExes[exe] {
+	if exe := progName(words[0].text); !ok && winExes[exe] {
 		spec, ok = cmdBuiltins[exe], true // C:\Windows\System32\robocopy.exe, format.com
 	}
 	if !ok {

@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Programs named outside the command line: by a variable (an editor, a
@@ -80,6 +83,19 @@ func (r *reader) envProgram(name string, v arg, x *runCtx) {
 	}
 	for _, l := range lines {
 		r.nested(arg{text: strings.ReplaceAll(l, "%s", "f"), dynamic: v.dynamic, download: v.download, subst: v.subst}, &y, nil)
+	}
+}
+
+// winSetEnv is a variable PowerShell ($env:X = …, Set-Item Env:X) or
+// cmd.exe (set X=…) sets for the rest of the line: read for the program
+// it names, and kept as sh's export is, under the name every other check
+// looks up (Windows takes git_dir for GIT_DIR), its \ a /, so that git's
+// GIT_DIR and GIT_CONFIG_*, rg's config and HOME are read as in sh.
+func (r *reader) winSetEnv(name string, v arg, x *runCtx) {
+	r.envProgram(name, v, x)
+	if name = strings.ToUpper(name); name != "PWD" && syntax.ValidName(name) {
+		v.text = strings.ReplaceAll(v.text, `\`, "/")
+		x.sc.vars[name] = v
 	}
 }
 
@@ -183,9 +199,11 @@ func (r *reader) generateIn(root string, all bool, left *int) {
 		sub, sc := newReader()
 		sc.cwds = []string{path.Dir(toSlash(p))}
 		cmds := map[string][]arg{} // -command NAME CMD…, for the rest of the file
+		var seen []string
 		for _, l := range strings.Split(string(b), "\n") {
 			line, ok := strings.CutPrefix(strings.TrimSuffix(l, "\r"), "//go:generate")
 			if words := goWords(line, r.home); ok && len(words) > 0 && (line[0] == ' ' || line[0] == '\t') {
+				seen = append(seen, line)
 				if c, ok := cmds[words[0].text]; ok {
 					words = append(slices.Clone(c), words[1:]...)
 				}
@@ -197,6 +215,10 @@ func (r *reader) generateIn(root string, all bool, left *int) {
 			}
 		}
 		r.setDeny(sub.out.deny)
+		if seen != nil { // an always holds for these lines, as for package.json's scripts
+			r.out.repos = append(r.out.repos, top)
+			r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %x", toSlash(p), sha256.Sum256([]byte(strings.Join(seen, "\n")))))
+		}
 		return nil
 	})
 }
@@ -234,8 +256,9 @@ func goWords(s, home string) []arg {
 
 // pkgManagers run their package.json's scripts: npm, pnpm, yarn and bun
 // for a script's name (and pre and post scripts, install scripts for an
-// install), node --run, deno task.
-var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno")
+// install), node --run, deno task; and the monorepo runners that run
+// their workspaces' scripts by name (turbo, lerna, nx, npm-run-all).
+var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno", "turbo", "lerna", "nx", "npm-run-all", "run-s", "run-p")
 
 // pkgScripts reads the scripts of the package.json a package manager
 // runs in (the nearest one up from each directory, or the one --prefix,
@@ -340,6 +363,11 @@ func (r *reader) readScripts(dir string, left *int, ws bool) {
 				r.readScript(m[name], dir)
 			}
 		}
+		// an always holds for these scripts, as for git's hooks (repoKey): not
+		// in another package, nor after a checkout or an edit changed them
+		b, _ = json.Marshal([]map[string]any{pkg.Scripts, pkg.Tasks})
+		r.out.repos = append(r.out.repos, dir)
+		r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %x", path.Join(dir, f), sha256.Sum256(b)))
 		var obj struct{ Packages []string }
 		if json.Unmarshal(pkg.Workspaces, &obj.Packages) != nil {
 			_ = json.Unmarshal(pkg.Workspaces, &obj) // yarn's {"packages": […]}

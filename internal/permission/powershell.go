@@ -98,6 +98,13 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	if psShadowDelete().MatchString(src) { // Get-WmiObject Win32_ShadowCopy | Remove-WmiObject, in a variable too
 		r.run([]arg{{text: "vssadmin"}, {text: "delete"}, {text: "shadows"}}, &runCtx{sc: x.sc.clone(), layers: x.layers})
 	}
+	for _, m := range psSetEnv().FindAllStringSubmatchIndex(src, 8) { // as $env:NAME = …, for the whole line
+		v := unknown
+		if m[4] >= 0 || m[6] >= 0 {
+			v = arg{text: src[max(m[4], m[6]):max(m[5], m[7])]}
+		}
+		r.winSetEnv(src[m[2]:m[3]], v, x)
+	}
 	l := &psLex{r: r, src: src, x: x}
 	out := input{kind: inUnknown}
 	for l.i < len(l.src) {
@@ -119,7 +126,7 @@ func (r *reader) psScript(src string, x *runCtx) input {
 			}
 			x.sc.vars[name] = v
 			if env, ok := strings.CutPrefix(name, "ps:env:"); ok { // $env:GIT_PAGER = '…'
-				r.envProgram(env, v, x)
+				r.winSetEnv(env, v, x)
 			}
 		}
 		if l.i == start {
@@ -826,6 +833,10 @@ var (
 // Remove-CimInstance or .Delete() after naming them).
 var psShadowDelete = lazyRE(`(?is)win32_shadowcopy\b.*(remove-(wmiobject|ciminstance)|\brwmi\b|\brcim\b|\.delete\s*\()`)
 
+// psSetEnv: .NET's setter of a variable, [Environment]::SetEnvironmentVariable('NAME', 'value'),
+// its value when it is a literal.
+var psSetEnv = lazyRE("(?i)\\[(?:system\\.)?environment\\]\\s*::\\s*setenvironmentvariable\\s*\\(\\s*['\"]?(\\w+)['\"]?\\s*,\\s*(?:'([^']*)'|\"([^\"$`]*)\")?")
+
 var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
 
 // psMethod is a static .NET call ([Type]::Name( : m[1] the type) or an
@@ -1057,9 +1068,9 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 	}
 	if p, v := append(named["path"], named["literalpath"]...), named["value"]; len(p) > 0 && len(v) > 0 { // Set-Item Env:EDITOR '…'
 		if env, ok := strings.CutPrefix(strings.ToLower(p[0].text), "env:"); ok && strings.Trim(env, `\/`) != "" {
-			r.envProgram(strings.Trim(env, `\/`), v[0], x)
+			r.winSetEnv(strings.Trim(env, `\/`), v[0], x)
 		} else if n := named["name"]; ok && len(n) > 0 { // New-Item -Path Env: -Name EDITOR -Value '…'
-			r.envProgram(n[0].text, v[0], x)
+			r.winSetEnv(n[0].text, v[0], x)
 		}
 	}
 	switch argv[0].text {

@@ -61,10 +61,18 @@ func (c *call) prog() string {
 }
 
 // progName is the program a command word runs, also when named by a
-// Windows path ('C:\Program Files\Git\usr\bin\RM.EXE' is rm).
+// Windows path ('C:\Program Files\Git\usr\bin\RM.EXE' is rm) or by the
+// shim a Windows package installs (npm.cmd, npm.ps1 are npm; format.com).
 func progName(s string) string {
-	return strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(s, `\`, "/"))), ".exe")
+	name := strings.ToLower(path.Base(strings.ReplaceAll(s, `\`, "/")))
+	if ext := path.Ext(name); winExts[ext] && len(name) > len(ext) {
+		return strings.TrimSuffix(name, ext)
+	}
+	return name
 }
+
+// winExts are what Windows runs of PATHEXT's, and PowerShell's .ps1.
+var winExts = set(".exe", ".com", ".cmd", ".bat", ".ps1")
 
 // input is what a command reads on stdin.
 type input struct {
@@ -92,8 +100,8 @@ type reading struct {
 	must    string   // why it is asked every time, whatever allows it
 	alone   bool     // a verdict read a file another command of the line may change
 	fills   []string // directories filled with files hub cannot name (an archive's, a copied directory's), and where copies land
-	repos   []string // the git directories (common) git commands of the line use
-	hooks   []string // the hooks they run: path, executable bit and digest of each
+	repos   []string // the git directories (common) git commands of the line use, the packages whose scripts it runs
+	hooks   []string // the hooks they run: path, executable bit and digest of each; the scripts' file and digest
 }
 
 // reader walks one command line.
