@@ -263,8 +263,9 @@ var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno", "turbo", "le
 // pkgScripts reads the scripts of the package.json a package manager
 // runs in (the nearest one up from each directory, or the one --prefix,
 // -C, --dir or --cwd names) and of its workspaces, as git's hooks are
-// read (readHooks): every script, whatever the command, for the deny list
-// only, maxGitConfig bytes of each file and maxGitFiles files at most.
+// read (readHooks): those the command names (scriptsRun), else every
+// script, for the deny list only, maxGitConfig bytes of each file and
+// maxGitFiles files at most.
 func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	if !pkgManagers[name] || name == "node" && !hasLong(args, "--run") || name == "deno" && (len(args) == 0 || args[0].text != "task") {
 		return
@@ -277,12 +278,12 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	if sc.cwds = unionDirs(x.sc.cwds, sc.cwds); sc.cwds == nil { // and here's: an option after -- is the script's
 		r.out.unclear = true // npm --prefix "$D" test: a package.json hub cannot know
 	}
-	left := maxGitFiles
+	left, only := maxGitFiles, scriptsRun(name, texts(args))
 	for _, d := range sc.cwds {
 		r.pkgSets(operands(args), d)
 		for p := d; ; p = path.Dir(p) {
 			if slices.ContainsFunc(pkgFiles, func(f string) bool { return exists(path.Join(p, f), false) }) {
-				r.readScripts(p, &left, true)
+				r.readScripts(p, only, &left, true)
 				break
 			}
 			if p == path.Dir(p) {
@@ -290,6 +291,36 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 			}
 		}
 	}
+}
+
+// scriptsRun are the scripts a package manager's command runs when it
+// names one plainly (npm run build, pnpm test, node --run x: it and its
+// pre and post scripts; restart's stop and start too); nil, every script,
+// for any other command, an option before the name included (npm -w pkg
+// run build: hub does not know each manager's options), a shorthand (pnpm
+// build) hub cannot tell from a built-in, and deno (a task's dependencies
+// run too).
+func scriptsRun(name string, w []string) []string {
+	w = append(w, "", "")
+	var s string
+	switch {
+	case name == "node" && w[0] == "--run",
+		pkgManagers[name] && name != "deno" && slices.Contains([]string{"run", "run-script", "rum", "urn"}, w[0]):
+		s = w[1]
+	case pkgManagers[name] && slices.Contains([]string{"test", "t", "tst", "start", "stop", "restart"}, w[0]):
+		s = w[0]
+		if s == "t" || s == "tst" {
+			s = "test"
+		}
+	}
+	if s == "" || strings.HasPrefix(s, "-") || name == "turbo" || name == "lerna" || name == "nx" || strings.HasPrefix(name, "run-") || name == "npm-run-all" {
+		return nil
+	}
+	out := []string{"pre" + s, s, "post" + s}
+	if s == "restart" {
+		out = append(out, "prestop", "stop", "poststop", "prestart", "start", "poststart")
+	}
+	return out
 }
 
 // pkgSets reads a script a package manager's own command writes in dir's
@@ -340,8 +371,8 @@ func (r *reader) readScript(v any, dir string) {
 // readScripts reads the scripts of dir's package.json and deno.json (see
 // pkgScripts) and, when ws, of the workspaces package.json or
 // pnpm-workspace.yaml lists.
-func (r *reader) readScripts(dir string, left *int, ws bool) {
-	key := "pkg " + dir
+func (r *reader) readScripts(dir string, only []string, left *int, ws bool) {
+	key := "pkg " + dir + " " + strings.Join(only, " ")
 	if *left--; r.active[key] || *left < 0 {
 		r.out.unclear = r.out.unclear || *left < 0
 		return
@@ -360,7 +391,9 @@ func (r *reader) readScripts(dir string, left *int, ws bool) {
 		}
 		for _, m := range []map[string]any{pkg.Scripts, pkg.Tasks} {
 			for _, name := range slices.Sorted(maps.Keys(m)) {
-				r.readScript(m[name], dir)
+				if only == nil || slices.Contains(only, name) {
+					r.readScript(m[name], dir)
+				}
 			}
 		}
 		// an always holds for these scripts, as for git's hooks (repoKey): not
@@ -382,7 +415,7 @@ func (r *reader) readScripts(dir string, left *int, ws bool) {
 		matches, _ := filepath.Glob(fromShellPath(path.Join(dir, g)))
 		for _, m := range matches {
 			if ws && exists(path.Join(toSlash(m), "package.json"), false) {
-				r.readScripts(toSlash(m), left, false)
+				r.readScripts(toSlash(m), only, left, false)
 			}
 		}
 	}
