@@ -923,7 +923,7 @@ var psCmdlets = map[string]string{
 	"clear-itemproperty":  "truncate -s 0|Path@ Name@/ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force PassThru Credential:",
 	"set-itemproperty":    "touch|Path@ Name@/ Value@_ LiteralPath:+/PSPath/LP Type: PassThru Force Filter: Include: Exclude: Credential: InputObject:",
 	"new-itemproperty":    "touch|Path@ Name@/ Value:_ PropertyType:/Type LiteralPath:+/PSPath/LP Force Filter: Include: Exclude: Credential:",
-	"set-executionpolicy": "set-executionpolicy|ExecutionPolicy@ Scope@_ Force",
+	"set-executionpolicy": "set-executionpolicy|ExecutionPolicy@ Scope@-scope Force",
 }
 
 var psAliases = map[string]string{

@@ -81,7 +81,8 @@ const (
 
 // winDenied: Windows commands the deny list refuses, by their program and
 // the words (in order, any letter case, each a pattern with | between
-// alternatives; "" any call) that make them destructive.
+// alternatives; "" any call; !pattern: no word such) that make them
+// destructive.
 var winDenied = []winDeny{
 	{"vssadmin", "delete shadows", whyRecovery},
 	{"vssadmin", "resize shadowstorage", whyRecovery},
@@ -92,7 +93,7 @@ var winDenied = []winDeny{
 	{"cipher", "/w|/w:*", whyRecovery},
 	{"fsutil", "usn deletejournal", whyRecovery},
 	{"diskpart", "", whyDevice}, // its script (/s FILE, stdin) is one hub cannot read
-	{"set-executionpolicy", "unrestricted|bypass|0|4", whyExecPolicy},
+	{"set-executionpolicy", "unrestricted|bypass|0|4 !*process", whyExecPolicy}, // -Scope Process: this PowerShell alone, as powershell -ExecutionPolicy Bypass
 	{"set-mppreference", "-disable* true|1", whyExecPolicy}, // Defender's real-time, script, behaviour monitoring off
 	{"set-mppreference", "-disable*:true|-disable*:1", whyExecPolicy},
 	{"wsl", "--unregister", whyDistro},
@@ -113,17 +114,25 @@ func winRule(why string) func(k *check) bool {
 	}
 }
 
-// winWords reports the call's words holding each pattern in order; a word
-// only the shell knows makes the line unclear.
+// winWords reports the call's words holding each pattern in order, and
+// none of a !pattern's anywhere; a word only the shell knows makes the
+// line unclear.
 func (k *check) winWords(pats []string) bool {
 	args := k.args()
 	for _, p := range pats {
-		i := slices.IndexFunc(args, func(a arg) bool {
-			return slices.ContainsFunc(strings.Split(p, "|"), func(alt string) bool {
+		match := func(a arg) bool {
+			return slices.ContainsFunc(strings.Split(strings.TrimPrefix(p, "!"), "|"), func(alt string) bool {
 				ok, _ := path.Match(strings.ReplaceAll(alt, "/", "\x01"), strings.ReplaceAll(strings.ToLower(a.text), "/", "\x01")) // * across a URL's /
 				return ok
 			})
-		})
+		}
+		if strings.HasPrefix(p, "!") {
+			if slices.ContainsFunc(k.args(), match) {
+				return false
+			}
+			continue
+		}
+		i := slices.IndexFunc(args, match)
 		if i < 0 {
 			if anyDynamic(args) {
 				k.unknown()
