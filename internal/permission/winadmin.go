@@ -92,9 +92,9 @@ var winDenied = []winDeny{
 	{"bcdedit", "/set|/delete|/deletevalue|/import|/create|/copy|/default|/bootsequence|/displayorder|/bootems|/ems|/debug|/bootdebug|/hypervisorsettings|/timeout|/toolsdisplayorder", whyRecovery},
 	{"cipher", "/w|/w:*", whyRecovery},
 	{"fsutil", "usn deletejournal", whyRecovery},
-	{"diskpart", "", whyDevice}, // its script (/s FILE, stdin) is one hub cannot read
+	{"diskpart", "", whyDevice},                                                 // its script (/s FILE, stdin) is one hub cannot read
 	{"set-executionpolicy", "unrestricted|bypass|0|4 !*process", whyExecPolicy}, // -Scope Process: this PowerShell alone, as powershell -ExecutionPolicy Bypass
-	{"set-mppreference", "-disable* true|1", whyExecPolicy}, // Defender's real-time, script, behaviour monitoring off
+	{"set-mppreference", "-disable* true|1", whyExecPolicy},                     // Defender's real-time, script, behaviour monitoring off
 	{"set-mppreference", "-disable*:true|-disable*:1", whyExecPolicy},
 	{"wsl", "--unregister", whyDistro},
 	{"wslconfig", "/unregister|/u", whyDistro},
