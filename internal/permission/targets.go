@@ -132,10 +132,15 @@ func fromShellPath(p string) string {
 // read here: such a path stays unknown and outside. A variable: tests
 // record it.
 var lookupName = func(p string) string {
-	if vol, _ := fspath.SplitPath("windows", p); runtime.GOOS == "windows" && strings.HasPrefix(vol, `\\`) {
+	if remote(p) {
 		return ""
 	}
 	return p
+}
+
+func remote(p string) bool {
+	vol, _ := fspath.SplitPath("windows", p)
+	return runtime.GOOS == "windows" && strings.HasPrefix(vol, `\\`)
 }
 
 // unknownTarget stands for an operand hub cannot know before the command
