@@ -27,7 +27,7 @@ func TestDecide_RemotePathsAreNeverLookedUp(t *testing.T) {
 		shell adapters.Shell
 		line  string
 	}{
-		{sh, `cat \\host\share\x`},
+		{sh, `cat \\\\host\\share\\x`},
 		{sh, `cat '\\host\share\x'`},
 		{sh, `git -C //host/share/repo status`},
 		{sh, `cd //host/s && npm test`},

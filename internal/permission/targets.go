@@ -140,7 +140,7 @@ var lookupName = func(p string) string {
 
 func remote(p string) bool {
 	vol, _ := fspath.SplitPath("windows", p)
-	return runtime.GOOS == "windows" && strings.HasPrefix(vol, `\\`)
+	return runtime.GOOS == "windows" && len(vol) > 2 && strings.HasPrefix(vol, `\\`) && vol[2] != '\\' // a host: not // nor ///usr
 }
 
 // unknownTarget stands for an operand hub cannot know before the command
