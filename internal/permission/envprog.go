@@ -182,7 +182,7 @@ func (r *reader) goGenerate(args []arg, x *runCtx) {
 // testdata, vendor, names starting with . or _).
 func (r *reader) generateIn(root string, all bool, left *int) {
 	top := fromShellPath(root)
-	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(lookupName(top), func(p string, d fs.DirEntry, err error) error {
 		switch name := filepath.Base(p); {
 		case err != nil:
 			return nil
@@ -412,7 +412,7 @@ func (r *reader) readScripts(dir string, only []string, left *int, ws bool) {
 		globs = append(globs, pnpm.Packages...)
 	}
 	for _, g := range globs {
-		matches, _ := filepath.Glob(fromShellPath(path.Join(dir, g)))
+		matches, _ := filepath.Glob(lookupName(fromShellPath(path.Join(dir, g))))
 		for _, m := range matches {
 			if ws && exists(path.Join(toSlash(m), "package.json"), false) {
 				r.readScripts(toSlash(m), only, left, false)

@@ -184,12 +184,12 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 	r.active[key] = true
 	left := maxGitConfig
 	for _, dir := range dirs {
-		hooks, _ := os.ReadDir(fromShellPath(dir))
+		hooks, _ := os.ReadDir(lookupName(fromShellPath(dir)))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
 		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
 			b, err := readCapped(path.Join(dir, h.Name()), maxGitConfig)
-			fi, _ := os.Stat(fromShellPath(path.Join(dir, h.Name())))
+			fi, _ := os.Stat(lookupName(fromShellPath(path.Join(dir, h.Name()))))
 			sum := sha256.Sum256(b)
 			r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %v %x", path.Join(dir, h.Name()), fi != nil && fi.Mode()&0o111 != 0, sum[:8]))
 			if left -= len(b); left < 0 {
@@ -237,7 +237,7 @@ func hookDirs(g string, conf []gitKV) []string {
 // directory, or a file naming one elsewhere); dir when none.
 func gitWorkRoot(dir string) string {
 	for d := dir; d != path.Dir(d); d = path.Dir(d) {
-		if _, err := os.Lstat(fromShellPath(path.Join(d, ".git"))); err == nil {
+		if _, err := os.Lstat(lookupName(fromShellPath(path.Join(d, ".git")))); err == nil {
 			return d
 		}
 	}
@@ -278,13 +278,13 @@ func findGitDir(dir string) string {
 // refs in the common directory (git asks only that it may enter them: an
 // executable file is one).
 func isGitDir(g string) bool {
-	head, err := os.Lstat(fromShellPath(path.Join(g, "HEAD")))
+	head, err := os.Lstat(lookupName(fromShellPath(path.Join(g, "HEAD"))))
 	return err == nil && !head.IsDir() && exists(path.Join(gitCommon(g), "objects"), false) && exists(path.Join(gitCommon(g), "refs"), false)
 }
 
 // exists reports a file at p (a directory, if dir), through symlinks.
 func exists(p string, dir bool) bool {
-	fi, err := os.Stat(fromShellPath(p))
+	fi, err := os.Stat(lookupName(fromShellPath(p)))
 	return err == nil && (!dir || fi.IsDir())
 }
 
@@ -302,7 +302,7 @@ func gitCommon(g string) string {
 // modules/libs/foo): git status, diff and fetch run git in each. Past
 // left directories read, the line is unclear.
 func (r *reader) gitModules(dir string, files []string, left *int) []string {
-	ents, err := os.ReadDir(fromShellPath(dir))
+	ents, err := os.ReadDir(lookupName(fromShellPath(dir)))
 	if *left -= min(len(ents), 1); err != nil || *left < 0 {
 		r.out.unclear = r.out.unclear || *left < 0
 		return files
@@ -398,7 +398,7 @@ func gitFile(p string) (string, bool) {
 // (a FIFO planted in a tarball, or swapped in, is neither opened nor
 // waited on: safefile.Open).
 func readCapped(p string, limit int64) ([]byte, error) {
-	f, err := safefile.Open(fromShellPath(p))
+	f, err := safefile.Open(lookupName(fromShellPath(p)))
 	if err != nil {
 		return nil, err
 	}

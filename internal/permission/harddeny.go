@@ -208,7 +208,7 @@ func (k *check) linksUnder(paths []string) []arg {
 	seen := map[string]bool{}
 	for i := 0; i < len(paths) && i < 32; i++ {
 		n := 0
-		_ = filepath.WalkDir(fromShellPath(paths[i]), func(q string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(lookupName(fromShellPath(paths[i])), func(q string, d fs.DirEntry, err error) error {
 			if n++; n > 10000 {
 				return filepath.SkipAll
 			}
@@ -272,7 +272,7 @@ func (k *check) onDisk(a arg, follows bool) []arg {
 			continue
 		}
 		add(raw, a.glob)
-		if matches, _ := filepath.Glob(native(raw)); a.glob {
+		if matches, _ := filepath.Glob(lookupName(native(raw))); a.glob {
 			for _, m := range matches[:min(len(matches), maxGlobMatches)] {
 				add(toSlash(m), false)
 			}
@@ -630,7 +630,7 @@ func (k *check) copyDests(args []arg) []arg {
 	dest.under = dest.under || gnu && (hasShort(args, "T") || hasLong(args, "--no-target-directory")) // cp -rT x ~ fills ~ with x's files
 	out := []arg{dest}
 	if ps, ok := k.paths(dest); ok && k.replacesLink() && !slices.ContainsFunc(ps, func(p string) bool {
-		fi, err := os.Lstat(fromShellPath(p))
+		fi, err := os.Lstat(lookupName(fromShellPath(p)))
 		return err != nil || fi.Mode()&os.ModeSymlink == 0
 	}) {
 		return out // ln -sfn x keys replaces the link keys

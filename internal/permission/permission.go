@@ -398,7 +398,7 @@ func Coverable(req Request) bool {
 
 // hardLinked reports an existing regular file of more than one name.
 func hardLinked(p string) bool {
-	f, err := safefile.Open(p)
+	f, err := safefile.Open(lookupName(p))
 	if err != nil {
 		return false
 	}

@@ -415,7 +415,7 @@ func hasDownload(n syntax.Node) bool {
 // resolve is the absolute, cleaned paths a (an operand) names in each of
 // the possible working directories; ok is false when hub cannot tell.
 func resolve(a arg, cwds []string) ([]string, bool) {
-	if a.dynamic {
+	if a.dynamic || remote(a.text) { // another machine's is not looked up: unknown
 		return nil, false
 	}
 	t := shellPath(a.text)

@@ -207,7 +207,7 @@ func (k *check) keychained(v arg) bool {
 			CredsStore  string
 			CredHelpers map[string]string
 		}
-		b, err := safefile.Read(fromShellPath(p), 1<<20)
+		b, err := safefile.Read(lookupName(fromShellPath(p)), 1<<20)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && json.Unmarshal(b, &c) != nil || c.CredsStore != "" || len(c.CredHelpers) > 0 {
 			return true
 		}

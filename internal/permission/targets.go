@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fspath"
 )
 
 // targets lists the files a command line names, as the one shell reader
@@ -33,7 +34,7 @@ func (rd *reading) targets() (all, changed []string) {
 		for _, p := range paths {
 			ps := []string{fromShellPath(p)}
 			if a.glob && ok {
-				matches, _ := filepath.Glob(ps[0])
+				matches, _ := filepath.Glob(lookupName(ps[0]))
 				ps = append(ps, matches[:min(len(matches), maxGlobMatches)]...)
 			}
 			all = append(all, ps...)
@@ -122,6 +123,24 @@ func fromShellPath(p string) string {
 		p = strings.ToUpper(p[1:2]) + ":" + p[2:]
 	}
 	return filepath.Clean(filepath.FromSlash(p))
+}
+
+// lookupName is what a file-system call is given for the native path p:
+// p, or "" (which no call finds) for a path on another machine. Windows
+// authenticates to \\host\share (//host, \\?\UNC\host, \\host@SSL\) on a
+// mere lookup, sending the user's NTLM hash, and an agent writes the lines
+// read here: such a path stays unknown and outside. A variable: tests
+// record it.
+var lookupName = func(p string) string {
+	if remote(p) {
+		return ""
+	}
+	return p
+}
+
+func remote(p string) bool {
+	vol, _ := fspath.SplitPath("windows", p)
+	return runtime.GOOS == "windows" && len(vol) > 2 && strings.HasPrefix(vol, `\\`) && vol[2] != '\\' // a host: not // nor ///usr
 }
 
 // unknownTarget stands for an operand hub cannot know before the command
@@ -267,7 +286,7 @@ func fillsGit(d, cwd string, hooks hookDirsOf) bool {
 		return true
 	}
 	p := fromShellPath(d)
-	_, err := os.Lstat(filepath.Join(p, ".git"))
+	_, err := os.Lstat(lookupName(filepath.Join(p, ".git")))
 	rel, in := under(cwd, p)
 	relLinked, inLinked := under(resolveLinks(cwd), resolveLinks(p))
 	return err == nil || in && rel == "." || inLinked && relLinked == "." || sensitivePath(p, cwd) ||
@@ -319,7 +338,7 @@ func resolveLinks(p string) string {
 	if p == "" || !filepath.IsAbs(p) {
 		return p
 	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
+	if r, err := filepath.EvalSymlinks(lookupName(p)); err == nil && r != "" {
 		return r
 	}
 	if d := filepath.Dir(p); d != p {
