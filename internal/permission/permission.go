@@ -374,8 +374,8 @@ func anonymous(req Request) bool {
 // one that changes what git runs (gitControl) or a file of other names
 // (a hard link, whose other name may be outside: safefile.Linked).
 func Coverable(req Request) bool {
-	if Unclear(req) || anonymous(req) || MustAsk(req) != "" {
-		return false
+	if Unclear(req) || anonymous(req) || MustAsk(req) != "" || slices.ContainsFunc(req.dirs(), remote) {
+		return false // a workspace on another machine: hub looks up nothing there (remote), so cannot see its links
 	}
 	var targets, changed []string
 	hooks := hookDirsOf{}

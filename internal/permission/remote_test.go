@@ -62,3 +62,25 @@ func TestDecide_RemotePathsAreNeverLookedUp(t *testing.T) {
 		}
 	}
 }
+
+// A workspace on another machine: hub looks up nothing there, so it
+// cannot see where a link in it leads, and no "always" covers a command
+// run in it (one for a local workspace still does).
+func TestCoverable_WorkspaceOnAnotherMachineNeverCovered(t *testing.T) {
+	if runtime.GOOS != "windows" {
+		t.Skip("a path on another machine is a Windows path")
+	}
+	for _, tt := range []struct {
+		cwd  string
+		want bool
+	}{
+		{`\\server\share\proj`, false},
+		{`//server/share/proj`, false},
+		{osAbs(defaultShapeCwd), true},
+	} {
+		req := Request{Tool: "bash", Kind: "execute", Command: "cat README.md", Cwd: tt.cwd}
+		if got := Coverable(req); got != tt.want {
+			t.Errorf("cwd %s: Coverable %v, want %v", tt.cwd, got, tt.want)
+		}
+	}
+}
