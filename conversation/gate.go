@@ -22,7 +22,7 @@ const (
 type Question struct {
 	Request *adapters.PermissionRequest
 	Call    permission.Request // the call as hub reads it (permission.RequestOf)
-	Must    bool               // only a person who sees the call may allow it (a secret read, a call hub cannot read)
+	Must    bool               // only a person who sees the call may allow it (a secret read)
 	Why     string
 	Always  bool   // whether an "always" answer may cover the call
 	Grant   string // the durable grant an "always allow" could keep, "" when none

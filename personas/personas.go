@@ -42,7 +42,7 @@ type Persona struct {
 	Permissions []config.PermissionRule `json:"permissions,omitempty"` // deny and ask rules after the user's own
 	Skills      []string                `json:"skills,omitempty"`
 	Delegates   []string                `json:"delegates,omitempty"`
-	Replace     bool                    `json:"replace,omitempty"` // the body replaces the backend's system prompt
+	Replace     bool                    `json:"replace,omitempty"` // the body replaces the system prompt
 	Prompt      string                  `json:"-"`
 	File        string                  `json:"file"`
 	Source      string                  `json:"source"`
@@ -107,7 +107,7 @@ func (p *Persona) set(key string, v *yaml.Node) error {
 			p.Model = ""
 		}
 	case lists[key] != nil:
-		*lists[key], err = list(v)
+		*lists[key], err = skills.NameList(v, func(s string) []string { return strings.Split(s, ",") })
 		p.ToolsSet = p.ToolsSet || key == "tools" && err == nil
 	case key == "replace":
 		err = v.Decode(&p.Replace)
@@ -135,11 +135,6 @@ func scalar(v *yaml.Node) (string, error) {
 		return "", errors.New("must be a single value")
 	}
 	return strings.TrimSpace(v.Value), nil
-}
-
-// list takes a comma list ("Read, Grep") or a YAML list.
-func list(v *yaml.Node) ([]string, error) {
-	return skills.NameList(v, func(s string) []string { return strings.Split(s, ",") })
 }
 
 // rules takes the config's rule tables ([{tool, path, command,

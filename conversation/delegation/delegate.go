@@ -31,7 +31,6 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-// Errors a delegate can end in before any turn ran.
 var (
 	ErrUnknownSession = errors.New("unknown delegate session")
 	ErrBusy           = errors.New("the delegate session is answering another prompt")
@@ -103,7 +102,6 @@ type Result struct {
 // Progress receives one line per step of a turn (a tool call, its end).
 type Progress func(message string)
 
-// Delegator runs delegate turns and keeps their sessions.
 type Delegator struct {
 	o        Options
 	mu       sync.Mutex
@@ -331,9 +329,8 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	return l, nil
 }
 
-// MaxTurns bounds the delegate turns one delegator runs at once: a calling
-// agent that fans out (parallel tool calls, a loop) would start a CLI
-// process for each.
+// MaxTurns bounds the delegate turns running at once: a calling agent that
+// fans out would start a CLI process for each.
 const MaxTurns = 8
 
 // track makes ctx end with CancelTurns too, until the func returned runs.
@@ -377,8 +374,7 @@ func (d *Delegator) keep(l *live) error {
 	return nil
 }
 
-// CancelTurns cancels every running delegate turn; the sessions stay for
-// follow-ups.
+// CancelTurns cancels every running delegate turn; the sessions stay.
 func (d *Delegator) CancelTurns() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
