@@ -13,7 +13,6 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// TurnSpec is one turn for RunTurn.
 type TurnSpec struct {
 	Agent   string
 	Session adapters.Session

@@ -14,7 +14,6 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// ErrUntrusted is a persona from a project file the user has not trusted.
 var ErrUntrusted = errors.New("untrusted persona")
 
 // Adapter runs a persona on its backend adapter; it registers under the

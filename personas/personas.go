@@ -20,14 +20,12 @@ import (
 
 var ErrMalformed = errors.New("malformed persona")
 
-// Modes every backend understands through hub's permission gate.
 const (
 	ModeDefault  = "default"
 	ModePlan     = "plan"
 	ModeReadOnly = "read-only"
 )
 
-// Persona is one parsed agent file.
 type Persona struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`

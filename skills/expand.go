@@ -28,7 +28,6 @@ const (
 	maxCopyBytes = 64 << 20  // one file of a skill folder copied (when a symlink cannot be made)
 )
 
-// File is a file of a skill folder inlined into a prompt.
 type File struct {
 	Path string // relative to the skill folder, slash-separated
 	Text string
