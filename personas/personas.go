@@ -20,6 +20,7 @@ import (
 
 var ErrMalformed = errors.New("malformed persona")
 
+// Modes every backend understands through hub's permission gate.
 const (
 	ModeDefault  = "default"
 	ModePlan     = "plan"
