@@ -14,29 +14,22 @@ import (
 )
 
 // Agent is the agent session a session runs on, through its life: one
-// start at a time, shared by a warm start and the prompts that wait for
-// it; the Setup it runs with against the one the session wants (Reach, or
-// start again); sleep, close, and the crashes that stop restarts. The
-// front end supplies what is its own through the funcs, called without
-// the Agent's lock, so they may take the front end's; but Context is
-// called with it, and Want (like Apply's funcs) in Apply's order.
+// start at a time, its Setup, sleep, close, and the crashes that stop
+// restarts. Its funcs are called without the Agent's lock, so they may take
+// the front end's; but Context is called with it, and Want (like Apply's
+// funcs) in Apply's order.
 type Agent struct {
-	// Want is the Setup the session wants now; Start starts the agent
-	// session with it (unless ctx ended) and returns it; Started, when
-	// set, runs once that agent session is the Agent's.
+	// Want is the Setup the session wants now; Started, when set, runs
+	// once the started agent session is the Agent's.
 	Want    func() Setup
 	Start   func(ctx context.Context) (adapters.Session, Setup, error)
 	Started func(ctx context.Context, b adapters.Session, warm bool, took time.Duration)
-	// Context is a new start's context, which outlives a prompt's.
-	Context func() context.Context
+	Context func() context.Context // a new start's, which outlives a prompt's
 	Now     func() time.Time
 	Starts  *sync.WaitGroup // the starts in flight
 	Log     zerolog.Logger
-	// Warm (required) admits the Agent's starts and sleeps it when idle
-	// (warm.go); Nap sleeps it unless the front end says no (a turn runs
-	// or waits), and says whether it did.
-	Warm *Warm
-	Nap  func(why string) bool
+	Warm    *Warm                 // required
+	Nap     func(why string) bool // sleeps the Agent unless a turn runs or waits on it
 	// cfg orders a change of the wanted Setup with a start's publish, so a
 	// change made while the agent starts reaches the started agent.
 	cfg     sync.Mutex
@@ -49,18 +42,16 @@ type Agent struct {
 	idle    *time.Timer // the idle timeout (Use, Rest)
 }
 
-// Crashes are the times of an agent's latest crashes, whichever front end
-// restarts it: three within a minute stop its restarts (Loop).
+// Crashes are the times of an agent's latest crashes: three within a
+// minute stop its restarts (Loop).
 type Crashes []time.Time
 
-// Add records a crash at now.
 func (c *Crashes) Add(now time.Time) {
 	*c = append(*c, now)
 	*c = (*c)[max(0, len(*c)-3):]
 }
 
-// Loop is ErrCrashLoop, saying what to do, when the last crashes came too
-// fast to restart the agent at now.
+// Loop is ErrCrashLoop when the last crashes came too fast to restart at now.
 func (c Crashes) Loop(now time.Time) error {
 	if len(c) < 3 || now.Sub(c[0]) > time.Minute {
 		return nil
@@ -68,9 +59,8 @@ func (c Crashes) Loop(now time.Time) error {
 	return fmt.Errorf("%w; see its stderr in hub's log, fix the cause, then prompt again after a minute", ErrCrashLoop)
 }
 
-// agentStart is one start of an Agent. It ends once: done closes with the
-// agent session published, or with err kept for the next Await; a start
-// given up (closed, switched, slept) keeps none: Await starts again.
+// agentStart is one start of an Agent: done closes with the agent session
+// published, or with err kept for the next Await.
 type agentStart struct {
 	done   chan struct{}
 	cancel context.CancelFunc
@@ -79,11 +69,10 @@ type agentStart struct {
 	warm   bool // started ahead of a prompt
 }
 
-// ErrCrashLoop is Await's error after three crashes within a minute.
 var ErrCrashLoop = errors.New("the agent crashed 3 times within a minute; hub stopped restarting it")
 
 // Launch starts the agent session in the background unless the Agent has
-// one, is starting one or is closed; warm says it starts ahead of a prompt.
+// one, is starting one or is closed.
 func (a *Agent) Launch(warm bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -97,8 +86,6 @@ func (a *Agent) Launch(warm bool) bool {
 	return true
 }
 
-// run starts the agent, brings it to any change made meanwhile (starting
-// again when that cannot be done live) and publishes it.
 func (a *Agent) run(ctx context.Context, st *agentStart) {
 	defer a.Starts.Done()
 	defer st.cancel()
@@ -127,9 +114,8 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 	}
 }
 
-// end publishes b, which runs with setup, as the Agent's, or keeps err for
-// the prompt that waits (or the next one); a start abandoned meanwhile
-// closes b. Caller holds a.cfg when b is not nil.
+// end publishes b or keeps err for the next Await; a start abandoned
+// meanwhile closes b. Caller holds a.cfg when b is not nil.
 func (a *Agent) end(st *agentStart, b adapters.Session, setup Setup, err error) bool {
 	a.mu.Lock()
 	mine := a.st == st && !a.closed
@@ -147,9 +133,8 @@ func (a *Agent) end(st *agentStart, b adapters.Session, setup Setup, err error) 
 	return mine && err == nil
 }
 
-// Await returns the agent session: the running one, the start in flight
-// or a new start. waited says the caller had to wait. A start that failed
-// before is reported here, once; a crash loop stops it.
+// Await returns the running agent session, the one in flight or a new
+// one. A start that failed before is reported here, once.
 func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err error) {
 	if err := a.crashLoop(); err != nil {
 		return nil, false, err
@@ -188,14 +173,12 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 	}
 }
 
-// Current is the running agent session; nil when there is none.
 func (a *Agent) Current() adapters.Session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.cur
 }
 
-// Holds says whether the Agent has an agent session up or starting.
 func (a *Agent) Holds() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -203,10 +186,8 @@ func (a *Agent) Holds() bool {
 }
 
 // Sleep takes the agent session from the Agent, for the caller to close,
-// and abandons a start in flight; the next Await starts again. Close is
-// Sleep for good: the Agent starts nothing after it. Switch is Sleep for
-// a switch to another agent: the crashes of the one that ran stop
-// counting against it.
+// and abandons a start in flight. Close is Sleep for good; Switch forgets
+// the crashes of the agent that ran.
 func (a *Agent) Sleep() adapters.Session  { return a.drop(false, false) }
 func (a *Agent) Close() adapters.Session  { return a.drop(true, false) }
 func (a *Agent) Switch() adapters.Session { return a.drop(false, true) }
@@ -229,8 +210,8 @@ func (a *Agent) drop(closing, switching bool) adapters.Session {
 	return b
 }
 
-// Retire takes b from the Agent if it is still its agent session, and
-// reports whether it was; the caller closes it. crashed records a crash.
+// Retire takes b from the Agent if it is still its agent session; the
+// caller closes it.
 func (a *Agent) Retire(b adapters.Session, crashed bool) bool {
 	now := a.Now()
 	a.mu.Lock()
@@ -252,9 +233,8 @@ func (a *Agent) crashLoop() error {
 }
 
 // Apply brings the agent session to the Setup want returns, live where it
-// can, else by closing it (restart: the next start runs with it), unless
-// a turn runs on it (ErrNeedsRestart). commit then records the change; a
-// start in flight sees it before it publishes.
+// can, else by closing it (restart) unless a turn runs on it
+// (ErrNeedsRestart). commit records the change; a start in flight sees it.
 func (a *Agent) Apply(ctx context.Context, want func() (s Setup, running bool), commit func()) (restart bool, err error) {
 	a.cfg.Lock()
 	defer a.cfg.Unlock()
@@ -282,10 +262,8 @@ func (a *Agent) Apply(ctx context.Context, want func() (s Setup, running bool), 
 	return restart, nil
 }
 
-// StartResuming starts ad, resuming (or forking) the agent's session when
-// opts name one; a resume that fails starts the agent afresh, losing its
-// context (brief it), unless the agent cannot run at all. fresh says the
-// agent session continues none.
+// StartResuming starts ad; a resume that fails starts it afresh (fresh:
+// brief it) unless the agent cannot run at all.
 func (a *Agent) StartResuming(ctx context.Context, ad adapters.Adapter, opts adapters.SessionOptions) (b adapters.Session, fresh bool, err error) {
 	b, err = ad.Start(ctx, opts)
 	if err == nil || opts.ResumeID == "" || errors.Is(err, adapters.ErrNotInstalled) || errors.Is(err, adapters.ErrNotAuthenticated) ||
@@ -299,18 +277,15 @@ func (a *Agent) StartResuming(ctx context.Context, ad adapters.Adapter, opts ada
 }
 
 // StartPlan is how an agent session starts: continuing the agent's own
-// session (a copy of it with Fork), or afresh. Instructions is the
-// briefing that goes with the start; Lead the one ahead of the prompt.
+// session (a copy of it with Fork), or afresh. Lead goes ahead of the prompt.
 type StartPlan struct {
 	ResumeID, Instructions, Lead string
 	Fork                         bool
 }
 
-// PlanStart decides how an agent whose capabilities are caps continues a
-// session: it resumes id (forks it, with fork) when it can, and hears what
-// it missed since it left (missed) ahead of the prompt; else it starts
-// afresh, briefed (brief) through its instructions when it takes them
-// (system level, never as the user's words), else ahead of the prompt.
+// PlanStart resumes (or forks) id when the agent can, leading with what it
+// missed; else it starts afresh, briefed through its instructions when it
+// takes them (system level, never as the user's words).
 func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief string) StartPlan {
 	switch {
 	case id != "" && (fork && caps.Fork || !fork && caps.Resume):
@@ -321,11 +296,9 @@ func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief s
 	return StartPlan{Lead: brief}
 }
 
-// Briefs says the start briefs the agent, with it or ahead of the prompt.
 func (p StartPlan) Briefs() bool { return p.Lead != "" || p.Instructions != "" }
 
-// Apply starts so as p says: resuming (or forking) its session or afresh,
-// the briefing ahead of so's own instructions.
+// Apply puts the briefing ahead of so's own instructions.
 func (p StartPlan) Apply(so *adapters.SessionOptions) {
 	so.ResumeID, so.Fork = p.ResumeID, p.Fork
 	so.Instructions = strings.TrimSpace(p.Instructions + so.Instructions)

@@ -12,55 +12,42 @@ import (
 )
 
 // Digest is what one turn did, built from its event stream (Note) and its
-// workspace (FilesChanged): what hub run prints, a delegate returns and the
-// handover briefing tells.
+// workspace: what hub run prints, a delegate returns and a handover tells.
 type Digest struct {
-	// all is all the assistant text (Text), a paragraph per message or
-	// text after a tool call; final the text since the last tool call,
-	// lastFinal the last non-empty segment before it.
-	all, final strings.Builder
-	lastFinal  string
-	lastMsgID  string
-	ToolCalls  []ToolCall
-	byID       map[string]int // tool call id -> index in ToolCalls
-	Plan       []adapters.PlanEntry
-	// Usage is summed over every model request of the turn (see MergeUsage)
-	// and over the earlier turns of a NextTurn.
-	Usage          *adapters.Usage
+	// final is the text since the last tool call, lastFinal the last
+	// non-empty segment before it.
+	all, final     strings.Builder
+	lastFinal      string
+	lastMsgID      string
+	ToolCalls      []ToolCall
+	byID           map[string]int // tool call id -> index in ToolCalls
+	Plan           []adapters.PlanEntry
+	Usage          *adapters.Usage // summed over the turn's requests and the earlier turns of a NextTurn
 	Priced         bool            // the turn's cost is hub's price: the agent reported none
 	prior, turn    *adapters.Usage // the earlier turns' usage, and this one's
 	Model          string          // what the agent said it uses
 	AgentSessionID string
-	// Errors are the non-fatal errors' messages; Fatal the last fatal one
-	// (or the first error while none is fatal).
-	Errors []string
-	Fatal  *adapters.ErrorInfo
-	// Refused are the tool calls refused, whatever refused them (the
-	// gate, or the agent in its stream): hub run's denied[] and exit 6, a
-	// delegate's Denied.
-	Refused []Refusal
+	Errors         []string            // the non-fatal errors' messages
+	Fatal          *adapters.ErrorInfo // the last fatal error, or the first while none is
+	Refused        []Refusal           // by the gate or by the agent in its stream
 	// FilesChanged are the files the turn changed in its workspace's git
-	// repository, by any means (an edit tool or a shell command); outside a
-	// repository, the files its changing tool calls named, but those
-	// every call naming them failed to change (changedNothing).
+	// repository, by any means; outside one, those its changing tool calls
+	// named and did not all fail to change (changedNothing).
 	FilesChanged []FileChange
 	named        [][2]string // a changing tool call's path and id
 	saidFailed   []string    // the tool calls the agent said failed
 	before       *Snapshot   // the workspace before the first turn (NextTurn keeps it)
 }
 
-// ToolCall is one tool call of a turn, as it ended.
 type ToolCall struct {
 	Title  string `json:"title"`
 	Kind   string `json:"kind,omitempty"`
 	Status string `json:"status,omitempty"`
 }
 
-// ToolTitle is how every output names a tool call: its title, else its
-// name, else its id.
+// ToolTitle is how every output names a tool call.
 func ToolTitle(t adapters.ToolCall) string { return cmp.Or(t.Title, t.Name, t.ID) }
 
-// Refusal is a tool call a decision (an EventDecision) did not allow.
 type Refusal struct {
 	ToolID string            `json:"toolId"`
 	Title  string            `json:"title,omitempty"`
@@ -96,14 +83,12 @@ func (d *Digest) Note(ev adapters.Event) (narration string) {
 	return ""
 }
 
-// Retry is an empty digest for another agent's attempt at the same turn
-// (a fallback): its files changed count from the workspace as d's first
-// turn found it, so a run snapshots its workspace once.
+// Retry is an empty digest for another agent's attempt at the same turn;
+// its files changed count from the workspace as d's first turn found it.
 func (d *Digest) Retry() Digest { return Digest{before: d.before} }
 
-// NextTurn starts another turn in d (a repair turn of the same session):
-// the answer becomes the new turn's, while text, tool calls and usage add
-// up.
+// NextTurn starts another turn in d (a repair turn): the answer becomes
+// the new turn's, while text, tool calls and usage add up.
 func (d *Digest) NextTurn() {
 	d.final.Reset()
 	d.lastFinal = ""
@@ -159,8 +144,7 @@ func (d *Digest) tool(ev adapters.Event) (narration string) {
 }
 
 // changedNothing says every tool call naming f failed in the agent's words
-// or was refused: outside a repository, f is no change of the turn's,
-// unless a shell command ran (hub cannot tell which files it wrote).
+// or was refused, and no shell command ran (hub cannot tell what it wrote).
 func (d *Digest) changedNothing(f FileChange) bool {
 	refused := func(id string) bool {
 		return slices.ContainsFunc(d.Refused, func(r Refusal) bool { return r.ToolID == id })
@@ -192,7 +176,6 @@ func (d *Digest) error(e *adapters.ErrorInfo) {
 	}
 }
 
-// Tool is the tool call id names, as it is so far.
 func (d *Digest) Tool(id string) (ToolCall, bool) {
 	i, ok := d.byID[id]
 	if !ok {
@@ -208,7 +191,6 @@ func (d *Digest) Text() string { return d.all.String() }
 // else the last text before it.
 func (d *Digest) Answer() string { return cmp.Or(strings.TrimSpace(d.final.String()), d.lastFinal) }
 
-// Files are the paths of the files changed.
 func (d *Digest) Files() []string {
 	out := []string{}
 	for _, f := range d.FilesChanged {
@@ -217,8 +199,6 @@ func (d *Digest) Files() []string {
 	return out
 }
 
-// AddTo adds the turn to a handover brief: its request, final answer and
-// tools, the files it changed, and its plan when it had one.
 func (d *Digest) AddTo(b *handover.Brief, request string) {
 	t := handover.Turn{Request: request, Answer: d.Answer()}
 	for _, c := range d.ToolCalls {
@@ -234,9 +214,6 @@ func (d *Digest) AddTo(b *handover.Brief, request string) {
 	}
 }
 
-// finish completes the digest after the turn: the workspace's changes
-// (else the paths the tool calls named) and the price of the usage when
-// the agent reported none.
 func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace string) {
 	if before != nil && before.root != "" {
 		d.FilesChanged = before.Changes(ctx)
@@ -249,16 +226,15 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 		}
 	}
 	// This turn's usage is priced, not the sum: an earlier turn's cost
-	// (NextTurn) must not leave this one's tokens unpriced.
+	// must not leave this one's tokens unpriced.
 	if c, ok := d.turnCost(model); ok {
 		d.turn.CostUSD, d.Priced = &c, true
 		d.Usage = AddUsage(d.prior, d.turn)
 	}
 }
 
-// turnCost is hub's price of this turn's usage when the agent reported no
-// cost for it: at model's price (the one asked for), else at the one of
-// the model the agent says it uses.
+// turnCost is hub's price of this turn's usage when the agent reported
+// none: at the model asked for, else at the one the agent says it uses.
 func (d *Digest) turnCost(model string) (float64, bool) {
 	p, ok := PriceOf(model)
 	if !ok {
@@ -270,9 +246,8 @@ func (d *Digest) turnCost(model string) (float64, bool) {
 	return p.Cost(d.turn), true
 }
 
-// Spent is what the turns used so far, the running one included: their
-// input and output tokens, and their cost in USD, the running turn's
-// priced as its end will price it (model: the one asked for).
+// Spent is the input and output tokens and the USD cost of the turns so
+// far, the running one priced as its end will price it.
 func (d *Digest) Spent(model string) (tokens int64, cost float64) {
 	u := cmp.Or(d.Usage, &adapters.Usage{})
 	if u.CostUSD != nil {
@@ -282,9 +257,8 @@ func (d *Digest) Spent(model string) (tokens int64, cost float64) {
 	return u.InputTokens + u.OutputTokens, cost + c
 }
 
-// MergeUsage folds one usage event into the turn's: the counts of a
-// per-request event add up, other agents report the turn's (or session's)
-// totals so far, of which the latest non-zero value of each counter wins.
+// MergeUsage folds one usage event into the turn's: per-request counts
+// add up; of totals so far, the latest non-zero value of each counter wins.
 func MergeUsage(acc, u *adapters.Usage) *adapters.Usage {
 	if acc == nil || u == nil || u.PerRequest {
 		return AddUsage(acc, u)
@@ -297,8 +271,7 @@ func MergeUsage(acc, u *adapters.Usage) *adapters.Usage {
 	return acc
 }
 
-// AddUsage sums two usages' counts and costs (one per request, or one per
-// attempt of a run); the context figures are b's, the later.
+// AddUsage sums two usages' counts and costs; the context figures are b's.
 func AddUsage(a, b *adapters.Usage) *adapters.Usage {
 	switch {
 	case b == nil:
@@ -322,8 +295,8 @@ func AddUsage(a, b *adapters.Usage) *adapters.Usage {
 	return &s
 }
 
-// counters are u's token counts: the first summed add up over requests,
-// the context figures after them are the latest.
+// counters are u's token counts: the first summed add up, the context
+// figures after them are the latest.
 func counters(u *adapters.Usage) []*int64 {
 	return []*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.ThoughtTokens, &u.ContextUsed, &u.ContextSize}
 }

@@ -31,15 +31,13 @@ const (
 )
 
 // DefaultProviderTimeout is how long a provider may keep failing, through
-// the agent's own retries, before the next agent takes the turn over.
+// the agent's own retries, before the next agent takes over.
 const DefaultProviderTimeout = 30 * time.Second
 
-// authPhrases are what agents say when they have no usable credentials;
-// agents that do not tag such errors "auth" are still recognised by them.
+// authPhrases recognise agents without usable credentials that do not tag
+// the error "auth".
 var authPhrases = regexp.MustCompile(`(?i)not logged in|please run /login|\blog ?in required|not authenticated|unauthenticated|authentication (?:failed|error|required)|authentication_error|invalid[ _-](?:x-)?api[ _-]?key|incorrect api key|api key (?:is )?(?:missing|not (?:set|found|configured|valid))|no api key|missing api key|\b401\b|unauthorized`)
 
-// providerPhrases are what a failing model service answers (HTTP 5xx,
-// Anthropic's 529 "overloaded").
 var providerPhrases = regexp.MustCompile(`(?i)\bHTTP 5\d\d\b|\bstatus:? 5\d\d\b|\b5\d\d (?:Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)|internal server error|overloaded`)
 
 // Classify says what kind of failure e is, for every agent alike.
@@ -61,8 +59,7 @@ func Classify(e *adapters.ErrorInfo) Class {
 	return ClassNone
 }
 
-// ClassifyStart says what kind of failure err is, an agent that failed to
-// start or to take the prompt.
+// ClassifyStart classifies an agent that failed to start or to take the prompt.
 func ClassifyStart(err error) Class {
 	var te *adapters.TurnError
 	switch {
@@ -82,9 +79,8 @@ func ClassifyStart(err error) Class {
 }
 
 // FallbackReason is the rule every front end applies: the next agent takes
-// the turn over when this one could not do the work and no tool call of
-// the turn started (its effects may have happened). It says why, "" when
-// the failure stands.
+// over when this one could not do the work and no tool call started (its
+// effects may have happened). "" when the failure stands.
 func FallbackReason(agent string, c Class, toolStarted bool) string {
 	if why := fallbackWhy[c]; why != "" && !toolStarted {
 		return agent + why
@@ -92,31 +88,24 @@ func FallbackReason(agent string, c Class, toolStarted bool) string {
 	return ""
 }
 
-// HandoverLine tells the user that next takes the turn over, and why
-// (FallbackReason), in the words of every front end.
 func HandoverLine(why, next string) string { return why + "; continuing with " + next }
 
 var fallbackWhy = map[Class]string{ClassNotInstalled: " is not installed", ClassStart: " could not start", ClassAuth: " is not logged in",
 	ClassRateLimit: " is rate-limited", ClassProvider: "'s provider is failing", ClassCrash: " crashed"}
 
-// Fallbacks is the walk of one turn down its first agent's fallback
-// list, the same for every front end: while an agent could not do the work
-// (FallbackReason) and the turn goes on, the next agent of List not tried
-// that Registry has and Ready passes takes it over.
+// Fallbacks is the walk of one turn down its first agent's fallback list:
+// the next agent of List not tried that Registry has and Ready passes takes
+// the turn over.
 type Fallbacks struct {
 	Registry *adapters.Registry
 	List     []string
 	Ready    func(adapters.Adapter) error
-	// Skipped, when set, hears of each agent of List the turn reached but
-	// passed over, unknown or not ready, with why (before the handover).
-	Skipped func(agent string, err error)
+	Skipped  func(agent string, err error) // hears of each agent passed over, before the handover
 }
 
 // FallbackAgents is reg where, when first is a persona, each agent of list
-// runs as that persona under its own name: the agent taking the turn over
-// keeps the persona's rules, tools, mode and prompt (one whose mode it
-// lacks cannot run), not its backend's model, since a fallback never
-// widens what a persona narrowed.
+// runs as that persona under its own name, without its backend's model: a
+// fallback never widens what a persona narrowed.
 func FallbackAgents(reg *adapters.Registry, first string, list []string) *adapters.Registry {
 	a, _ := reg.Get(first)
 	p, ok := a.(*personas.Adapter)
@@ -136,9 +125,8 @@ func FallbackAgents(reg *adapters.Registry, first string, list []string) *adapte
 	return out
 }
 
-// RunsAs is the persona agent a runs as, having taken that persona's turn
-// over (FallbackAgents); "" for any other. Its next start, its fallbacks
-// and its own delegates keep that persona.
+// RunsAs is the persona a runs as, having taken that persona's turn over
+// (FallbackAgents); "" for any other.
 func RunsAs(a adapters.Adapter) string {
 	if p, ok := a.(*personas.Adapter); ok && p.As != "" {
 		return p.P.Name
@@ -147,11 +135,9 @@ func RunsAs(a adapters.Adapter) string {
 }
 
 // Walk tries the turn on first, then on each agent that takes it over.
-// try's watch says a next agent waits, so the turn's failure is decided
-// early (TurnSpec.Watch); it returns how the attempt failed and whether
-// a tool call of it started. handover hears who hands the turn to whom
-// and why, before that agent's attempt. Walk returns why the last attempt
-// could not do the work; "" when its outcome stands.
+// try's watch says a next agent waits (TurnSpec.Watch); it returns how the
+// attempt failed and whether a tool call started. Walk returns why the last
+// attempt could not do the work; "" when its outcome stands.
 func (f Fallbacks) Walk(ctx context.Context, first string, try func(agent string, watch bool) (Class, bool), handover func(from, to, why string)) string {
 	tried := map[string]bool{}
 	for agent := first; ; {
@@ -170,8 +156,6 @@ func (f Fallbacks) Walk(ctx context.Context, first string, try func(agent string
 	}
 }
 
-// next is the agent that takes the turn over, "" when none can; skipped,
-// when set, hears of each agent it passes over (then tried).
 func (f Fallbacks) next(tried map[string]bool, skipped func(string, error)) string {
 	for _, n := range f.List {
 		if tried[n] {
@@ -192,10 +176,9 @@ func (f Fallbacks) next(tried map[string]bool, skipped func(string, error)) stri
 	return ""
 }
 
-// Watch decides a turn's failure before the agent gives up on its own: an
-// auth refusal at the first retry, a provider that keeps failing once its
-// retries last past the bound. It then cancels the turn. A nil *Watch
-// watches nothing.
+// Watch decides a turn's failure before the agent gives up on its own (an
+// auth refusal at the first retry, a provider failing past the bound) and
+// cancels the turn. A nil *Watch watches nothing.
 type Watch struct {
 	bound  time.Duration
 	cancel func()
@@ -212,7 +195,6 @@ func NewWatch(bound time.Duration, cancel func()) *Watch {
 	return &Watch{bound: cmp.Or(max(bound, 0), DefaultProviderTimeout), cancel: cancel}
 }
 
-// Observe sees one event of the turn.
 func (w *Watch) Observe(ev adapters.Event) {
 	if w == nil {
 		return
@@ -258,14 +240,12 @@ func (w *Watch) expire() {
 	w.decideLocked(*w.last, fmt.Sprintf("the provider kept failing for %s (last: %s)", w.bound, w.last.Message))
 }
 
-// decideLocked ends the turn as failed with e, coded as its class.
 func (w *Watch) decideLocked(e adapters.ErrorInfo, msg string) {
 	e.Code, e.Message, e.Fatal, e.Retry = adapters.ErrorCode(Classify(&e)), msg, true, false // the turn's failure, no notice
 	w.decided = &e
 	w.cancel()
 }
 
-// Stop ends the watch and returns the failure it decided, if any.
 func (w *Watch) Stop() *adapters.ErrorInfo {
 	if w == nil {
 		return nil

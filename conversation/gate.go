@@ -19,29 +19,20 @@ const (
 	ByApprove = "--approve" // hub run's and hub mcp's policy
 )
 
-// Question is a tool call the rules leave open, put to an Answerer.
 type Question struct {
 	Request *adapters.PermissionRequest
 	Call    permission.Request // the call as hub reads it (permission.RequestOf)
-	// Must is set for a call only a person who sees it may allow (a
-	// secret read, a call hub cannot read); Why says why.
-	Must   bool
-	Why    string
-	Always bool // whether an "always" answer may cover the call
-	// Grant names the durable grant an "always allow" could keep ("" when
-	// the session keeps none); Keep stores it.
-	Grant string
-	Keep  func() (permission.Grant, error)
+	Must    bool               // only a person who sees the call may allow it (a secret read)
+	Why     string
+	Always  bool   // whether an "always" answer may cover the call
+	Grant   string // the durable grant an "always allow" could keep, "" when none
+	Keep    func() (permission.Grant, error)
 }
 
-// Reply is an Answerer's answer: the option picked, who picked it (By)
-// and, for a refusal, why.
 type Reply struct {
 	Decision   adapters.PermissionDecision
 	By, Reason string
-	// Then, when set, runs once the decision is recorded within its turn
-	// (a durable grant the user picked is kept then), never otherwise.
-	Then func()
+	Then       func() // runs only once the decision is recorded within its turn
 }
 
 // Answerer answers what the rules leave open: the editor in hub acp,
@@ -50,25 +41,21 @@ type Answerer interface {
 	Answer(ctx context.Context, q Question) Reply
 }
 
-// AnswerFunc is a function that is an Answerer.
 type AnswerFunc func(ctx context.Context, q Question) Reply
 
-// Answer calls f.
 func (f AnswerFunc) Answer(ctx context.Context, q Question) Reply { return f(ctx, q) }
 
-// GateOptions build a Gate.
 type GateOptions struct {
-	Rules    config.PermissionsConfig // the session's configured rules and grant settings
-	Grants   *permission.Grants       // keeps durable grants (nil, or a session grant scope: none)
-	Cwd      string                   // the session's root: relative paths' base, the grants' project
-	Agent    string                   // the agent asking, for durable grants
-	Answerer Answerer                 // answers what the rules leave open
+	Rules    config.PermissionsConfig
+	Grants   *permission.Grants // keeps durable grants (nil, or a session grant scope: none)
+	Cwd      string             // the session's root: relative paths' base, the grants' project
+	Agent    string             // the agent asking, for durable grants
+	Answerer Answerer
 }
 
 // Gate is a session's one permission gate: its rules, one "always" memory
 // and one grant store, the README's evaluation order, and the Answerer for
-// what they leave open. Every decision it takes is an EventDecision, one
-// of the running turn's events.
+// what they leave open. Each decision is an event of the running turn.
 type Gate struct {
 	rules *permission.Service
 	o     GateOptions
@@ -76,7 +63,6 @@ type Gate struct {
 	turn  *func(adapters.Event) // the running turn's events (RunTurn), under mu
 }
 
-// NewGate builds the gate of one session; invalid rules are an error.
 func NewGate(o GateOptions) (*Gate, error) {
 	rules, err := permission.New(o.Rules)
 	if err != nil {
@@ -90,20 +76,15 @@ func NewGate(o GateOptions) (*Gate, error) {
 	return &Gate{rules: rules, o: o}, nil
 }
 
-// Rules are the gate's rules, "always" answers and grants, which
-// --allow-tool and a skill's allowed-tools add to.
 func (g *Gate) Rules() *permission.Service { return g.rules }
 
-// Ask decides the agent's request; it is the session's
-// adapters.PermissionFunc.
+// Ask is the session's adapters.PermissionFunc.
 func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
 	return g.AskAs(ctx, p, g.o.Agent)
 }
 
-// AskAs is Ask for a call of agent (a session's agent changes when the
-// user switches). Outside a turn (RunTurn with this gate) it decides
-// nothing: the call is cancelled, as a decision no turn records would be
-// lost.
+// AskAs is Ask for a call of agent. Outside a turn it cancels the call: a
+// decision no turn records would be lost.
 func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent string) adapters.PermissionDecision {
 	g.mu.RLock()
 	emit := g.turn
@@ -115,8 +96,7 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent s
 	if r.Decision.Cancelled || r.By == "" { // the agent's default: no decision taken
 		return r.Decision
 	}
-	// Kept and recorded within its turn, or not at all: the turn's end
-	// (begin's end) waits for it.
+	// Kept and recorded within its turn, or not at all: the turn's end waits.
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if g.turn != emit {
@@ -130,16 +110,15 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent s
 		Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
 	if o, ok := p.OptionFor(adapters.AllowOnce); ok && d.Kind == adapters.AllowAlways {
 		// The gate keeps the "always", scoped to what the user saw; the
-		// agent's own (gemini's "Always Allow git" or auto-edit, codex's
-		// session approval) would let it skip the gate, and hub's deny
-		// rules, for calls nobody saw.
+		// agent's own (gemini's "Always Allow git", codex's session
+		// approval) would skip the gate and hub's deny rules.
 		return adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind, By: d.By, Reason: d.Reason}
 	}
 	return d
 }
 
-// begin makes emit the running turn's events until end, which returns
-// once no decision is being recorded: none is after it.
+// begin makes emit the running turn's events until end, which waits for
+// a decision being recorded.
 func (g *Gate) begin(emit func(adapters.Event)) (end func()) {
 	if g == nil {
 		return func() {}
@@ -154,9 +133,8 @@ func (g *Gate) begin(emit func(adapters.Event)) (end func()) {
 	}
 }
 
-// decide applies the evaluation order: a request hub cannot answer, then
-// the rules (permission.Service.Judge), then the Answerer, whose
-// "always" and Then keep runs.
+// decide applies the evaluation order: a request hub cannot answer, the
+// rules, then the Answerer, whose "always" and Then keep runs.
 func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent string) (r Reply, keep func()) {
 	keep = func() {}
 	if why := permission.OptionsProblem(p.Options); why != "" {
@@ -187,13 +165,10 @@ func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent 
 	}
 }
 
-// Allow answers p with its first "allow once" option, else "always".
 func Allow(p *adapters.PermissionRequest) adapters.PermissionDecision {
 	return pick(p, adapters.AllowOnce, adapters.AllowAlways)
 }
 
-// Reject answers p with its first "reject once" option, else "always";
-// the gate refuses a request whose options share an id before.
 func Reject(p *adapters.PermissionRequest) adapters.PermissionDecision {
 	return pick(p, adapters.RejectOnce, adapters.RejectAlways)
 }
@@ -208,7 +183,7 @@ func pick(p *adapters.PermissionRequest, kinds ...adapters.PermissionOptionKind)
 }
 
 // Approve is the fixed policy that answers permission requests where
-// nobody can (hub run, hub mcp): an Answerer.
+// nobody can (hub run, hub mcp).
 type Approve string
 
 const (
@@ -217,14 +192,11 @@ const (
 	ApproveNone     Approve = "none"      // reject everything
 )
 
-// Valid reports whether a is all, read-only or none.
 func (a Approve) Valid() bool { return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone }
 
-// Answer answers q as a call of the kind hub read (execute for a call
-// carrying a command, whatever kind it claims). What must be asked is
-// refused: nobody can answer it here. The doom loop check's question
-// (Repeated) is no permission: its refusal is no decision, so no refusal
-// is counted.
+// Answer judges the kind hub read, not the one the call claims. The doom
+// loop check's question (Repeated) is no permission: its refusal is no
+// decision, so none is counted.
 func (a Approve) Answer(_ context.Context, q Question) Reply {
 	r := Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
 	readOnly := []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters.KindFetch, adapters.KindThink}
@@ -239,9 +211,8 @@ func (a Approve) Answer(_ context.Context, q Question) Reply {
 	return r
 }
 
-// Access is what the agent may do unasked under a: only --approve all
-// lets an agent's own sandbox decide; otherwise every write and command
-// must reach the gate as a permission request.
+// Access is what the agent may do unasked: only --approve all lets its own
+// sandbox decide.
 func (a Approve) Access() adapters.Access {
 	if a == ApproveAll {
 		return adapters.AccessAgentDefault

@@ -13,9 +13,7 @@ import (
 )
 
 // Setup is what a session's agent runs with that the user may change while
-// it starts or runs. A session keeps the Setup it wants and the one its
-// agent session was started with or last brought to; Reach is the one
-// comparison between them.
+// it starts or runs.
 type Setup struct {
 	Model, Mode string
 	Options     map[string]string // config options other than model and mode
@@ -24,11 +22,8 @@ type Setup struct {
 	AddDirs     []string
 }
 
-// MCPFor is the MCP servers of servers an agent with caps takes, logging
-// each one it is given or cannot take (C19): stdio servers need
-// Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy (qodercli,
-// config agents) further checks the downstream agent's own
-// mcpCapabilities and skips, with a log line, what it rules out.
+// MCPFor is the MCP servers an agent with caps takes, logging each one it
+// is given or cannot take (C19).
 func MCPFor(caps adapters.Capabilities, servers []adapters.MCPServer, log zerolog.Logger) []adapters.MCPServer {
 	out := make([]adapters.MCPServer, 0, len(servers))
 	for _, m := range servers {
@@ -43,10 +38,8 @@ func MCPFor(caps adapters.Capabilities, servers []adapters.MCPServer, log zerolo
 	return out
 }
 
-// Reach brings agent session b, which runs with have, to s: model, mode and
-// options change live where b can change them. Anything else (delegation,
-// MCP servers, directories, or a setting b cannot change live) is
-// adapters.ErrNeedsRestart: start the agent again with s.
+// Reach brings agent session b, which runs with have, to s live, else
+// returns adapters.ErrNeedsRestart.
 func (s Setup) Reach(ctx context.Context, b adapters.Session, have Setup) error {
 	if s.Delegation != have.Delegation || !slices.Equal(s.AddDirs, have.AddDirs) || !reflect.DeepEqual(s.MCPServers, have.MCPServers) {
 		return adapters.ErrNeedsRestart

@@ -7,9 +7,8 @@ import (
 	"sync"
 )
 
-// Turns is the order of a session's turns: one runs at a time, in the
-// order they were accepted, and a cancel ends the running turn and drops
-// the queued ones, which never reach the agent. Order puts the front end's
+// Turns runs a session's turns one at a time, in the order they were
+// accepted; a cancel also drops the queued ones. Order puts the front end's
 // changes between turns in the same order as the turns' starts.
 type Turns struct {
 	mu       sync.Mutex
@@ -19,7 +18,6 @@ type Turns struct {
 	closed   bool            // Close was called: a turn accepted now never runs
 }
 
-// Turn is one accepted turn.
 type Turn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -27,17 +25,13 @@ type Turn struct {
 	done   chan struct{}
 }
 
-// noWait is what the first turn and the first ordered step wait for.
 var noWait <-chan struct{} = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// Context is the turn's: a cancel or the turn's end cancels it.
 func (t *Turn) Context() context.Context { return t.ctx }
 
-// Release lets the next turn start, once the front end answered this one
-// (so answers keep the order of the prompts).
+// Release lets the next turn start, once the front end answered this one.
 func (t *Turn) Release() { close(t.done) }
 
-// Accept queues a turn behind the ones accepted before it.
 func (t *Turns) Accept(ctx context.Context) *Turn {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -51,9 +45,8 @@ func (t *Turns) Accept(ctx context.Context) *Turn {
 	return turn
 }
 
-// Await waits until the turns before turn ended and reports whether it
-// runs now. A turn cancelled before it ran is dropped: it never runs, and
-// the turn after it still waits for the ones before.
+// Await waits for the turns before turn and reports whether it runs now.
+// A turn cancelled before it ran never runs; the next still waits.
 func (t *Turns) Await(turn *Turn) bool {
 	select {
 	case <-turn.after:
@@ -67,7 +60,6 @@ func (t *Turns) Await(turn *Turn) bool {
 	return false
 }
 
-// End ends turn: its context is cancelled and it no longer counts.
 func (t *Turns) End(turn *Turn) {
 	turn.cancel()
 	t.mu.Lock()
@@ -75,8 +67,7 @@ func (t *Turns) End(turn *Turn) {
 	t.accepted = slices.DeleteFunc(t.accepted, func(o *Turn) bool { return o == turn })
 }
 
-// Cancel ends the running turn and drops the queued ones. It reports
-// whether there were any.
+// Cancel ends the running turn and drops the queued ones, if any.
 func (t *Turns) Cancel() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -86,8 +77,7 @@ func (t *Turns) Cancel() bool {
 	return len(t.accepted) > 0
 }
 
-// Close cancels as Cancel does, for good: a turn accepted after it never
-// runs, whatever the timing of a prompt and the session's close.
+// Close is Cancel for good: a turn accepted after it never runs.
 func (t *Turns) Close() {
 	t.mu.Lock()
 	t.closed = true
@@ -95,23 +85,21 @@ func (t *Turns) Close() {
 	t.Cancel()
 }
 
-// Busy says whether a turn runs or waits.
 func (t *Turns) Busy() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.accepted) > 0
 }
 
-// Idle runs f, unless a turn runs or waits, as one step with Accept: no
-// turn is accepted while it runs. It returns what f did, false when busy.
+// Idle runs f unless a turn runs or waits; no turn is accepted meanwhile.
 func (t *Turns) Idle(f func() bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.accepted) == 0 && f()
 }
 
-// Order gives a step its place in the order: it waits for prev, then calls
-// done once it took effect.
+// Order gives a step its place: it waits for prev, then calls done once
+// it took effect.
 func (t *Turns) Order() (prev <-chan struct{}, done func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

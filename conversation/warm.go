@@ -8,9 +8,7 @@ import (
 
 // Warm is what a front end's Agents share: a cap on the agents up or
 // starting at once, kept by sleeping the least recently used idle ones
-// first, and the idle timeout that sleeps an agent no turn used for a
-// while. An Agent sleeps only through its Nap, which refuses while a turn
-// runs or waits on it. The zero Warm (hub run's) neither caps nor sleeps.
+// first, and an idle timeout. The zero Warm (hub run's) neither caps nor sleeps.
 type Warm struct {
 	Limit int           // agents up or starting at once; <= 0: no warm starts and no cap
 	Idle  time.Duration // <= 0: agents never sleep for idleness
@@ -22,8 +20,8 @@ type Warm struct {
 	lru     []*Agent // least recently used first
 }
 
-// admit makes room for one more agent for a, then launches it. The Naps
-// it calls take their front ends' locks: the caller holds none.
+// admit makes room for a, then launches it. The Naps it calls take their
+// front ends' locks: the caller holds none.
 func (w *Warm) admit(a *Agent, warm bool) {
 	w.admitMu.Lock()
 	defer w.admitMu.Unlock()
@@ -52,26 +50,22 @@ func (w *Warm) touch(a *Agent, gone bool) []*Agent {
 	return others
 }
 
-// LaunchWarm starts the agent session ahead of a prompt, within the cap,
-// when the Agent's Warm allows warm starts (Limit > 0).
+// LaunchWarm starts the agent session ahead of a prompt, within the cap.
 func (a *Agent) LaunchWarm() {
 	if a.Warm.Limit > 0 {
 		a.Warm.admit(a, true)
 	}
 }
 
-// Use marks the agent used by a turn: the most recently used, its idle
-// timeout off.
+// Use marks the agent the most recently used, its idle timeout off.
 func (a *Agent) Use() {
 	a.rest(0)
 	a.Warm.touch(a, false)
 }
 
-// Rest arms the idle timeout: Nap runs when no Use came before it fires.
+// Rest arms the idle timeout, which Use disarms.
 func (a *Agent) Rest() { a.rest(a.Warm.Idle) }
 
-// rest stops the idle timeout and, for d > 0 while the Agent is open,
-// arms it for d.
 func (a *Agent) rest(d time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -22,18 +22,17 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// FileChange is one file a run changed (Digest.FilesChanged): its path
-// from the repository root, and the lines added and removed by the run
-// (0 and 0 for a binary file).
+// FileChange is one file a run changed and the lines it added and
+// removed (0 and 0 for a binary file).
 type FileChange struct {
-	Path    string `json:"path"`
+	Path    string `json:"path"`   // from the repository root
 	Status  string `json:"status"` // added, modified, deleted
 	Added   int    `json:"added"`
 	Removed int    `json:"removed"`
 }
 
 // Bounds of what a snapshot keeps of the files already dirty before the
-// run: their content, to count the run's own lines, up to these sizes.
+// run, to count the run's own lines.
 const (
 	maxKeptFile  = 1 << 20
 	maxKeptTotal = 32 << 20
@@ -44,7 +43,7 @@ const (
 )
 
 // Snapshot is the state of a working tree's dirty files, taken before a
-// turn (or a run) so the files it changed, by any means, can be listed.
+// turn so the files it changed, by any means, can be listed.
 type Snapshot struct {
 	root  string // the repository's top level; "" outside a repository
 	dirty map[string]dirtyFile
@@ -57,8 +56,7 @@ type dirtyFile struct {
 	data   []byte // nil when too large to keep
 }
 
-// TakeSnapshot records cwd's repository's dirty files; a directory outside
-// a repository (or without git) gives an empty snapshot.
+// TakeSnapshot is empty outside a repository or without git.
 func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
@@ -73,12 +71,10 @@ func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 	return s
 }
 
-// roots are the repository top levels found, by directory: a turn's
-// snapshot is taken before its prompt is written, so it spawns one git,
-// not two (the trace of a turn showed 5.5-7 ms there in hub's own repo).
+// roots caches repository top levels by directory: a snapshot delays the
+// prompt, so it spawns one git, not two (5.5-7 ms each in a trace).
 var roots sync.Map
 
-// repoRoot is cwd's repository top level.
 func repoRoot(ctx context.Context, cwd string) (string, error) {
 	if r, ok := roots.Load(cwd); ok {
 		return r.(string), nil
@@ -95,17 +91,14 @@ func repoRoot(ctx context.Context, cwd string) (string, error) {
 	return root, nil
 }
 
-// mayBeRepository says whether git could find a repository for cwd: a
-// .git in it or a parent, or GIT_DIR naming one. Outside a repository a
-// turn then spawns no git before its prompt (the trace showed 6-12 ms on
-// every turn there, and it is not cached: a repository may be made later).
+// mayBeRepository spares a turn outside a repository a git before its
+// prompt (6-12 ms in a trace; uncached: a repository may be made later).
 func mayBeRepository(cwd string) bool {
 	dirs := config.ProjectDirs(cwd) // up to the nearest .git, else the filesystem root
 	_, err := os.Lstat(filepath.Join(dirs[len(dirs)-1], ".git"))
 	return err == nil || os.Getenv("GIT_DIR") != ""
 }
 
-// status reads the dirty files with their content.
 func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
 	out, err := Git(ctx, s.root, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
@@ -137,8 +130,8 @@ func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
 	return files, nil
 }
 
-// Changes lists the files that differ from the snapshot: newly dirty, or
-// dirty before with other content now. nil outside a repository.
+// Changes lists the files newly dirty, or dirty before with other content
+// now; nil outside a repository.
 func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	if s.root == "" {
 		return nil
@@ -182,7 +175,7 @@ func (s *Snapshot) abs(path string) string { return filepath.Join(s.root, filepa
 
 // readState reads what a path holds without following it out of the
 // tree or blocking: a symbolic link is its target's name, a FIFO or
-// device only its kind; content is kept up to maxKeptFile.
+// device only its kind.
 func readState(path string) dirtyFile {
 	st, err := os.Lstat(path)
 	if err != nil {
@@ -213,8 +206,8 @@ func hashLarge(path string, st fs.FileInfo) [32]byte {
 	return [32]byte(h.Sum(nil))
 }
 
-// lines counts the lines the run added to and removed from path: its
-// content before the run (as kept, else HEAD's) against its content now.
+// lines diffs path's content before the run (as kept, else HEAD's)
+// against now's.
 func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (added, removed int) {
 	if now.exists && now.data == nil {
 		return 0, 0 // too large to count
@@ -234,12 +227,10 @@ func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (
 	return added, removed
 }
 
-// Git runs git in dir, with env added to its environment, and returns its
-// stdout, also when git exits 1 with output (diff: the files differ). What
-// it commits is hub's, whatever the user's identity.
+// Git returns git's stdout, also when it exits 1 with output (diff: the
+// files differ). What it commits is hub's, whatever the user's identity.
 func Git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	// The repository's own config may name commands (core.fsmonitor);
-	// hub's git runs none.
+	// The repository's own config may name commands; hub's git runs none.
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "GIT_AUTHOR_NAME=hub", "GIT_AUTHOR_EMAIL=hub@localhost",
 		"GIT_COMMITTER_NAME=hub", "GIT_COMMITTER_EMAIL=hub@localhost"), env...)

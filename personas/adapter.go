@@ -14,7 +14,6 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// ErrUntrusted is a persona from a project file the user has not trusted.
 var ErrUntrusted = errors.New("untrusted persona")
 
 // Adapter runs a persona on its backend adapter; it registers under the
@@ -22,22 +21,17 @@ var ErrUntrusted = errors.New("untrusted persona")
 type Adapter struct {
 	P       Persona
 	Backend adapters.Adapter
-	// As, when set, is the name it runs under instead of the persona's:
-	// an agent taking a persona's turn over (conversation.FallbackAgents).
-	As string
+	As      string // the name of an agent taking a persona's turn over (conversation.FallbackAgents)
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
 var _ adapters.Persona = (*Adapter)(nil)
 
-// Name is the persona's name.
 func (a *Adapter) Name() string { return cmp.Or(a.As, a.P.Name) }
 
-// Description says when to use the persona.
 func (a *Adapter) Description() string { return a.P.Description }
 
-// BackendName is the agent the persona runs on.
 func (a *Adapter) BackendName() string {
 	if a.Backend == nil {
 		return a.P.Agent
@@ -45,7 +39,6 @@ func (a *Adapter) BackendName() string {
 	return a.Backend.Name()
 }
 
-// Capabilities are the backend's, described as the persona.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	if a.Backend == nil {
 		return adapters.Capabilities{Notes: fmt.Sprintf("persona on %s, which is not an agent hub knows (%s)", a.P.Agent, a.P.File)}
@@ -56,15 +49,12 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	return c
 }
 
-// Verdict is the persona's state, the one every front end says: "ready";
-// "untrusted" (a project file 'hub trust' has not recorded); "cannot run"
-// as written (on an agent hub does not know, in a mode its agent lacks);
-// or "not ready" (its agent cannot start here). err says why not.
+// Verdict is the persona's state, the one every front end says: "ready",
+// "untrusted", "cannot run" as written, or "not ready" here.
 func (a *Adapter) Verdict() (state string, err error) { return Verdict(a, adapters.Ready) }
 
-// Verdict is what every front end says of agent a: a persona's
-// Adapter.Verdict, or an agent's "ready" or "not ready". ready says
-// whether an agent can start here (adapters.Ready, or a cache of it).
+// Verdict is what every front end says of agent a; ready is adapters.Ready,
+// or a cache of it.
 func Verdict(a adapters.Adapter, ready func(adapters.Adapter) error) (state string, err error) {
 	if p, ok := a.(*Adapter); ok {
 		switch {
@@ -87,16 +77,14 @@ func Verdict(a adapters.Adapter, ready func(adapters.Adapter) error) (state stri
 	return "ready", nil
 }
 
-// Ready is nil when the persona's verdict is ready.
 func (a *Adapter) Ready() error {
 	_, err := a.Verdict()
 	return err
 }
 
-// carries is an error when a takes a persona's turn over (As) but is
-// itself a persona of another mode: its mode would replace the carried
-// one's, and a mode named by a backend has no order hub could call
-// narrower, so the agent cannot take the turn (Permissions as shown).
+// carries refuses a persona of another mode taking a persona's turn over:
+// its mode would replace the carried one's, and hub cannot tell which of
+// two backend modes is narrower.
 func (a *Adapter) carries() error {
 	in, ok := a.Backend.(*Adapter)
 	if !ok || a.As == "" || cmp.Or(in.P.Mode, ModeDefault) == cmp.Or(a.P.Mode, ModeDefault) {
@@ -110,8 +98,6 @@ func (a *Adapter) noBackend() error {
 	return fmt.Errorf("%w %q: persona %s (%s) runs on it; fix its agent key (see 'hub agents')", adapters.ErrUnknownAgent, a.P.Agent, a.P.Name, a.P.File)
 }
 
-// Start opens a backend session fitted to the persona. An untrusted
-// persona never starts.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if !a.P.Trusted {
 		return nil, fmt.Errorf("%w %s: %s: %w", ErrUntrusted, a.P.Name, a.P.Untrusted, adapters.ErrUnsupported)
@@ -133,13 +119,10 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return &warned{Forward: adapters.Forward{Session: s}, warns: warns}, nil
 }
 
-// Delegated narrows so, the session options of delegate a, a delegate of
-// chain's last agent (chain: the agents as they run, the root first), by
-// each persona of chain: a persona never widens through what it delegates.
-// Its own deny and ask rules bind the delegate, and its plan or read-only
-// mode keeps the delegate in one of those modes when a has one, its
-// writes and commands refused by the gate whatever mode it runs in. Its
-// tools stay its own. err: a, a persona of another mode, cannot run so.
+// Delegated narrows so, the session options of delegate a, by each persona
+// of chain (the root first): a persona never widens through what it
+// delegates. Its deny and ask rules and its plan or read-only mode bind
+// the delegate; its tools stay its own.
 func Delegated(chain []adapters.Adapter, a adapters.Adapter, so *adapters.SessionOptions) error {
 	for _, c := range chain {
 		p, ok := c.(*Adapter)
@@ -156,10 +139,9 @@ func Delegated(chain []adapters.Adapter, a adapters.Adapter, so *adapters.Sessio
 	return nil
 }
 
-// bind keeps so, a delegate's of p in p's plan or read-only mode, from
-// writing files or running commands: in plan or read-only mode when
-// delegate a has it (else its default, never the one asked for), with
-// no write tool offered, nothing run unasked and the gate refusing them.
+// bind keeps delegate a of p, in plan or read-only mode, from writing files
+// or running commands: in that mode when a has it (else its default, never
+// the one asked for), no write tool offered, and the gate refusing them.
 func (p Persona) bind(a adapters.Adapter, so *adapters.SessionOptions) error {
 	if d, ok := a.(*Adapter); ok && !slices.Contains([]string{"", ModeDefault, ModePlan, ModeReadOnly}, d.P.Mode) {
 		return fmt.Errorf("persona %s runs in mode %s, and persona %s's %s mode binds its delegates: pick another agent: %w",
@@ -182,10 +164,9 @@ func (p Persona) bind(a adapters.Adapter, so *adapters.SessionOptions) error {
 	return nil
 }
 
-// gate marks what rules (the persona's) deny as refused and what they
-// ask as must-ask (permission.Service.Narrow), for the session's gate, and
-// names the persona in each request, so the user knows who asks. why,
-// when set, is what a refusal says instead of the rule.
+// gate marks what the persona's rules deny as refused and what they ask as
+// must-ask, for the session's gate, and names the persona in each request.
+// why, when set, is what a refusal says instead of the rule.
 func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFunc, cwd, why string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
@@ -208,15 +189,13 @@ func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFu
 	}
 }
 
-// warned is a session whose first turn starts with the persona's
-// warnings: what its backend could not take.
+// warned is a session whose first turn starts with the persona's warnings.
 type warned struct {
 	adapters.Forward
 	warns []string
 	once  sync.Once
 }
 
-// Steer passes steering on; a backend without it has no turn to join.
 func (w *warned) Steer(ctx context.Context, prompt []adapters.Content) error {
 	if c, ok := w.Session.(adapters.Steerer); ok {
 		return c.Steer(ctx, prompt)

@@ -16,14 +16,12 @@ import (
 var gated = []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters.KindEdit, adapters.KindDelete,
 	adapters.KindMove, adapters.KindExecute, adapters.KindFetch}
 
-// bypassModes are backend modes in which the agent runs its tools without
-// the permission requests hub's gate answers: a persona cannot choose
-// them (the user still can, in the editor or with --mode).
+// bypassModes skip hub's permission gate: a persona cannot choose them
+// (the user still can).
 var bypassModes = map[string]bool{"bypasspermissions": true, "dontask": true, "full-access": true, "yolo": true, "danger-full-access": true}
 
 // canonical is a tool entry as hub's filter names it: its kind when hub
-// knows the name, else the name; Claude's delegation tools are also hub's
-// (the native loop's delegate_agent).
+// knows the name, else the name; Claude's delegation tools are also hub's.
 func canonical(tool string) []string {
 	if k, ok := permission.KindOfTool(tool); ok {
 		return []string{string(k)}
@@ -34,8 +32,7 @@ func canonical(tool string) []string {
 	return []string{strings.ToLower(tool)}
 }
 
-// Filter is the persona's tools as hub's kinds and names; nil when it
-// lists none and its mode takes none away.
+// Filter is nil when the persona lists no tools and its mode takes none away.
 func (p Persona) Filter() *adapters.ToolFilter {
 	var f adapters.ToolFilter
 	if p.ToolsSet {
@@ -64,8 +61,7 @@ func (p Persona) Filter() *adapters.ToolFilter {
 }
 
 // Rules are the user's rules narrowed by the persona: a deny for each
-// kind of tool it may not use, then its own deny and ask rules. Its allow
-// rules are dropped: a persona file never widens the user's config.
+// kind of tool it may not use, then its own deny and ask rules (never allow).
 func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
 	out := user
 	out.Rules = slices.Clone(user.Rules)
@@ -82,20 +78,14 @@ func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
 	return out
 }
 
-// own are the persona's own deny and ask rules.
 func (p Persona) own() []config.PermissionRule {
 	return slices.DeleteFunc(slices.Clone(p.Permissions), func(r config.PermissionRule) bool {
 		return !slices.Contains([]string{"deny", "ask"}, strings.ToLower(strings.TrimSpace(r.Decision)))
 	})
 }
 
-// Apply fits opts to the persona on a backend with caps: its prompt
-// through the system-level channel (replacing the system prompt when the
-// file says replace and the backend can), its model when the front end
-// chose none, its mode where the backend has it, its tools, and its rules
-// narrowing the session's gate.
-// warnings are what the user should hear at start: what the backend
-// cannot take; err, that the persona cannot run on it as written.
+// Apply fits opts to the persona on a backend with caps. The warnings say
+// what the backend cannot take; err, that the persona cannot run on it.
 func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities, backend string) (adapters.SessionOptions, []string, error) {
 	var warns []string
 	switch {
@@ -141,10 +131,9 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 	return opts, warns, nil
 }
 
-// modeOn is the backend mode the persona runs in on a backend with caps
-// ("": the session's own), with what the user should hear. A mode the
-// backend lacks is an error, not the backend's default: that might grant
-// more than the persona says.
+// modeOn is the backend mode the persona runs in ("": the session's own).
+// A mode the backend lacks is an error, not the backend's default: that
+// might grant more than the persona says.
 func (p Persona) modeOn(caps adapters.Capabilities, backend string) (mode, warn string, err error) {
 	switch m := p.Mode; {
 	case m == "" || m == ModeDefault:
@@ -162,9 +151,8 @@ func (p Persona) modeOn(caps adapters.Capabilities, backend string) (mode, warn 
 	return mode, warn, err
 }
 
-// HasMode is nil when agent, with caps, can start in mode m: one of its
-// modes, or any mode of an agent that tells them only at start (which
-// refuses one it lacks).
+// HasMode is nil when agent can start in mode m (an agent that tells its
+// modes only at start refuses one it lacks then).
 func HasMode(caps adapters.Capabilities, agent, m string) error {
 	if caps.ModesLater || slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m }) {
 		return nil

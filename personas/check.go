@@ -9,9 +9,8 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// Check is what 'hub doctor' says about a persona registered as a: whether
-// it can run (trust, its backend), and the tools and mode its backend
-// does not have. ok is false when its Verdict is not ready.
+// Check is what 'hub doctor' says about a persona; ok is false when its
+// Verdict is not ready.
 func Check(a *Adapter) (problems []string, ok bool) {
 	p := a.P
 	if !p.Trusted {

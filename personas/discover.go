@@ -20,17 +20,13 @@ const (
 	SourceClaudeUser    = "user:~/.claude/agents"
 )
 
-// Warning is a persona file that could not be used, or was passed over.
 type Warning = skills.Warning
 
 // Dirs are where Discover looks; zero fields are the defaults.
 type Dirs struct {
-	Cwd string
-	// UserDir is hub's config dir (config.UserDir()); Home the user's home
-	// (for ~/.claude/agents).
-	UserDir, Home string
-	// TrustProject trusts every project file for this run (--trust-project).
-	TrustProject bool
+	Cwd           string
+	UserDir, Home string // hub's config dir; the user's home (for ~/.claude/agents)
+	TrustProject  bool   // --trust-project
 }
 
 func (d Dirs) roots() []skills.Root {
@@ -54,15 +50,13 @@ func (d Dirs) roots() []skills.Root {
 
 // Discover lists the personas visible from d.Cwd, sorted by name. A name
 // found twice keeps the nearest file, except that a project file hub does
-// not trust never shadows the user's own. An untrusted project persona is
-// listed with the reason it cannot run. Bad files become warnings.
+// not trust never shadows the user's own.
 func Discover(d Dirs) ([]Persona, []Warning) {
 	return skills.DiscoverIn("persona", d.roots(), d.load, func(p Persona) (string, string, bool, bool) {
 		return p.Name, p.File, p.Trusted, p.Trusted && !strings.HasPrefix(p.Source, "project:")
 	})
 }
 
-// load reads the persona file of a root's entry (*.md files alone).
 func (d Dirs) load(r skills.Root, file string, e fs.DirEntry) (Persona, bool, error) {
 	if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
 		return Persona{}, false, nil
@@ -83,8 +77,7 @@ func (d Dirs) load(r skills.Root, file string, e fs.DirEntry) (Persona, bool, er
 	return p, true, nil
 }
 
-// ProjectFiles are the project persona files visible from cwd, for 'hub
-// trust' to record.
+// ProjectFiles are the project persona files visible from cwd.
 func ProjectFiles(cwd string) []string {
 	d := Dirs{Cwd: cwd}
 	var out []string

@@ -11,8 +11,7 @@ import (
 )
 
 // skillInstructions are the persona's skills as system-level text; a
-// skill's allowed-tools are not applied (a persona only narrows). A skill
-// that cannot be found is a warning.
+// skill's allowed-tools are not applied (a persona only narrows).
 func (p Persona) skillInstructions(cwd string) (string, []string) {
 	var list []skills.Skill
 	var warns []string
@@ -30,10 +29,8 @@ func (p Persona) skillInstructions(cwd string) (string, []string) {
 	return skills.Instructions(list), warns
 }
 
-// MayDelegate says whether agent a may be given hub's delegation: any
-// agent may, a persona only when its file leaves it (no tools list; hub's
-// delegate_agent, Claude's Task or Agent among its tools; or delegates
-// named) and does not disallow it.
+// MayDelegate: a persona only when its tools leave delegation and it does
+// not disallow it.
 func MayDelegate(a adapters.Adapter) bool {
 	p, ok := a.(*Adapter)
 	return !ok || p.P.mayDelegate()
@@ -41,8 +38,6 @@ func MayDelegate(a adapters.Adapter) bool {
 
 func (p Persona) mayDelegate() bool { return p.Filter().Permits("delegate_agent", adapters.KindOther) }
 
-// delegation narrows the session's delegation to the persona's delegates,
-// when it names them, and takes it away when its file leaves it out.
 func (p Persona) delegation(opts *adapters.SessionOptions) {
 	if !p.mayDelegate() {
 		opts.Delegate, opts.DelegateAgents = nil, nil
@@ -63,9 +58,8 @@ func (p Persona) delegation(opts *adapters.SessionOptions) {
 	}
 }
 
-// DelegatesTo is nil when agent a may make delegate request r: any, unless
-// a is a persona that names its delegates and r starts another agent. The
-// delegator checks it for hub's MCP server, which no persona wraps.
+// DelegatesTo refuses a persona's delegate request that starts an agent it
+// does not name; for hub's MCP server, which no persona wraps.
 func DelegatesTo(a adapters.Adapter, r adapters.DelegateRequest) error {
 	if p, ok := a.(*Adapter); ok {
 		return p.P.delegatesTo(r)

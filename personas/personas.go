@@ -1,8 +1,6 @@
 // Package personas reads agents defined in one Markdown file (a superset of
-// Claude Code's subagent format: YAML front matter naming the persona, its
-// backend, model, tools, mode and permission rules; the body is its system
-// prompt) and runs them on any backend adapter, narrowing the session's
-// tools and permissions to what the file lists.
+// Claude Code's subagent format) and runs them on any backend adapter,
+// narrowing the session's tools and permissions to what the file lists.
 package personas
 
 import (
@@ -20,7 +18,6 @@ import (
 	"github.com/hubdev/hub/skills"
 )
 
-// ErrMalformed marks a persona file hub cannot use.
 var ErrMalformed = errors.New("malformed persona")
 
 // Modes every backend understands through hub's permission gate.
@@ -30,46 +27,39 @@ const (
 	ModeReadOnly = "read-only"
 )
 
-// Persona is one parsed agent file.
 type Persona struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	// Agent is the backend ("" : the configured default agent).
-	Agent string `json:"agent,omitempty"`
-	Model string `json:"model,omitempty"`
-	Mode  string `json:"mode,omitempty"`
-	// Tools are the tools it may use, as written (Claude's names, hub's
-	// tool names or kinds); nil: every tool. Disallowed are refused.
-	Tools      []string `json:"tools,omitempty"`
-	ToolsSet   bool     `json:"-"`
-	Disallowed []string `json:"disallowedTools,omitempty"`
-	// Permissions are deny and ask rules added after the user's own.
-	Permissions []config.PermissionRule `json:"permissions,omitempty"`
+	Agent       string `json:"agent,omitempty"` // the backend ("": the configured default agent)
+	Model       string `json:"model,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+	// Tools are as written (Claude's names, hub's tool names or kinds);
+	// nil: every tool.
+	Tools       []string                `json:"tools,omitempty"`
+	ToolsSet    bool                    `json:"-"`
+	Disallowed  []string                `json:"disallowedTools,omitempty"`
+	Permissions []config.PermissionRule `json:"permissions,omitempty"` // deny and ask rules after the user's own
 	Skills      []string                `json:"skills,omitempty"`
 	Delegates   []string                `json:"delegates,omitempty"`
-	// Replace makes the body replace the backend's system prompt.
-	Replace bool   `json:"replace,omitempty"`
-	Prompt  string `json:"-"`
-	File    string `json:"file"`
-	Source  string `json:"source"`
+	Replace     bool                    `json:"replace,omitempty"` // the body replaces the system prompt
+	Prompt      string                  `json:"-"`
+	File        string                  `json:"file"`
+	Source      string                  `json:"source"`
 	// Trusted: a file of the user's, or a project file the user trusted
-	// as it is now ('hub trust', --trust-project). Untrusted says why not.
-	Trusted   bool   `json:"trusted"`
-	Untrusted string `json:"untrusted,omitempty"`
-	// Extra holds the keys hub does not use, kept as they were.
-	Extra map[string]any `json:"extra,omitempty"`
-	// Notes are what the user should hear once: unknown keys, ignored rules.
-	Notes []string `json:"notes,omitempty"`
+	// as it is now. Untrusted says why not.
+	Trusted   bool           `json:"trusted"`
+	Untrusted string         `json:"untrusted,omitempty"`
+	Extra     map[string]any `json:"extra,omitempty"` // the keys hub does not use, kept
+	Notes     []string       `json:"notes,omitempty"` // for the user, once: unknown keys, ignored rules
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// claudeQuiet are Claude Code keys hub has no use for and that change
-// nothing about what the persona may do: kept without a note.
+// claudeQuiet are Claude Code keys that change nothing about what the
+// persona may do: kept without a note.
 var claudeQuiet = map[string]bool{"color": true, "maxTurns": true, "background": true, "memory": true}
 
-// Parse decodes an agent file; file names it in errors, which are one
-// line: file, line and key.
+// Parse decodes an agent file; its errors are one line: file, line and key.
 func Parse(file string, data []byte) (Persona, error) {
 	front, body, why := skills.FrontMatter(data)
 	if why != "" {
@@ -103,7 +93,6 @@ func Parse(file string, data []byte) (Persona, error) {
 	return p, nil
 }
 
-// set decodes one front matter key.
 func (p *Persona) set(key string, v *yaml.Node) error {
 	scalars := map[string]*string{"name": &p.Name, "description": &p.Description, "agent": &p.Agent, "model": &p.Model,
 		"mode": &p.Mode, "permissionMode": &p.Mode}
@@ -117,7 +106,7 @@ func (p *Persona) set(key string, v *yaml.Node) error {
 			p.Model = ""
 		}
 	case lists[key] != nil:
-		*lists[key], err = list(v)
+		*lists[key], err = skills.NameList(v, func(s string) []string { return strings.Split(s, ",") })
 		p.ToolsSet = p.ToolsSet || key == "tools" && err == nil
 	case key == "replace":
 		err = v.Decode(&p.Replace)
@@ -145,11 +134,6 @@ func scalar(v *yaml.Node) (string, error) {
 		return "", errors.New("must be a single value")
 	}
 	return strings.TrimSpace(v.Value), nil
-}
-
-// list takes a comma list ("Read, Grep") or a YAML list.
-func list(v *yaml.Node) ([]string, error) {
-	return skills.NameList(v, func(s string) []string { return strings.Split(s, ",") })
 }
 
 // rules takes the config's rule tables ([{tool, path, command,

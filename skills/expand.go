@@ -23,27 +23,22 @@ var templateFS embed.FS
 
 var tmpl = sync.OnceValue(func() *template.Template { return template.Must(template.ParseFS(templateFS, "templates/*.tmpl")) })
 
-// maxFileBytes bounds one referenced file inlined into a prompt.
-const maxFileBytes = 256 << 10
+const (
+	maxFileBytes = 256 << 10 // one referenced file inlined into a prompt
+	maxCopyBytes = 64 << 20  // one file of a skill folder copied (when a symlink cannot be made)
+)
 
-// maxCopyBytes bounds one file of a skill folder copied where an agent
-// looks for skills (when a symlink cannot be made).
-const maxCopyBytes = 64 << 20
-
-// File is a file of a skill folder inlined into a prompt.
 type File struct {
 	Path string // relative to the skill folder, slash-separated
 	Text string
 }
 
-// refPattern finds relative paths such as references/guide.md or
-// ./scripts/run.sh in a skill body.
+// refPattern finds relative paths such as ./scripts/run.sh in a skill body.
 var refPattern = regexp.MustCompile(`(?:\./)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z0-9]+`)
 
-// ReferencedFiles returns the text files of the skill folder whose relative
-// path appears in the body, in order of first mention. Binary or huge
-// files, and files reached through a link, are skipped: the agent can
-// open them itself, through its permission gate.
+// ReferencedFiles returns the text files of the skill folder the body
+// names. Binary or huge files, and links, are skipped: the agent can open
+// them itself, through its permission gate.
 func (s Skill) ReferencedFiles() []File {
 	var out []File
 	seen := map[string]bool{}
@@ -62,8 +57,6 @@ func (s Skill) ReferencedFiles() []File {
 	return out
 }
 
-// Render returns the skill as prompt text: body plus referenced files,
-// with the folder the skill's relative paths (scripts, assets) resolve to.
 func (s Skill) Render() string {
 	return render("prompt.tmpl", struct {
 		Name, Dir, Body string
@@ -71,16 +64,13 @@ func (s Skill) Render() string {
 	}{s.Name, s.Dir, s.Body, s.ReferencedFiles()})
 }
 
-// render is the template name executed on data, without the blank lines
-// around it.
 func render(name string, data any) string {
 	var b strings.Builder
 	_ = tmpl().ExecuteTemplate(&b, name, data)
 	return strings.TrimSpace(b.String())
 }
 
-// Prompt is the skill activated for one prompt: the rendered skill followed
-// by the user's text.
+// Prompt is the skill activated for one prompt, then the user's text.
 func (s Skill) Prompt(args string) string {
 	r := PromptPrefix([]Skill{s})
 	if args = strings.TrimSpace(args); args != "" {
@@ -89,8 +79,7 @@ func (s Skill) Prompt(args string) string {
 	return r
 }
 
-// Instructions renders skills as system-level text for agents that take
-// skills through an instructions file.
+// Instructions renders skills as system-level text.
 func Instructions(list []Skill) string {
 	if len(list) == 0 {
 		return ""
@@ -98,14 +87,11 @@ func Instructions(list []Skill) string {
 	return render("instructions.tmpl", list)
 }
 
-// PromptPrefix renders skills to prepend to a user prompt.
 func PromptPrefix(list []Skill) string { return render("prefix.tmpl", list) }
 
-// place makes each skill folder visible under dir (created if needed) as
-// dir/<name>, by symlink, or by copy when no working symlink can be made
-// (Windows without the symlink privilege; Wine, whose CreateSymbolicLinkW
-// reports success and creates nothing). A name placed already (a skill
-// asked for twice) is left as it is.
+// place makes each skill folder visible as dir/<name>, by symlink, or by
+// copy when no working symlink can be made (Windows without the privilege;
+// Wine, whose CreateSymbolicLinkW reports success and creates nothing).
 func place(list []Skill, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create skills dir: %w", err)
@@ -127,8 +113,8 @@ func place(list []Skill, dir string) error {
 // symlink is os.Symlink; tests stand in Wine's, which makes nothing.
 var symlink = os.Symlink
 
-// linkSkill links dst to the skill folder src and reports whether the
-// skill reads through the link; a link that does not is removed.
+// linkSkill reports whether the skill reads through the link; a link
+// that does not is removed.
 func linkSkill(src, dst string) bool {
 	if err := symlink(src, dst); err != nil {
 		return false
@@ -140,16 +126,13 @@ func linkSkill(src, dst string) bool {
 	return false
 }
 
-// NativeDirs are where agents that scan a project for skills look, relative
-// to the project (or to an extra directory such as claude's --add-dir):
-// claude reads .claude/skills, codex and others the shared .agents/skills.
+// NativeDirs are where agents that scan a project for skills look: claude
+// reads .claude/skills, codex and others the shared .agents/skills.
 var NativeDirs = []string{filepath.Join(".claude", "skills"), filepath.Join(".agents", "skills")}
 
 // PlaceTemp lays the skills out in a fresh temp dir as a project would hold
-// them (root/.claude/skills/NAME, root/.agents/skills/NAME), for adapters
-// that take SessionOptions.SkillDirs and add the root as a directory the
-// agent scans. cleanup removes the whole dir; nothing is written to the
-// user's own directories.
+// them, for adapters that add the root as a directory the agent scans;
+// nothing is written to the user's own directories.
 func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 	root, err = os.MkdirTemp("", "hub-skills-")
 	if err != nil {
@@ -173,19 +156,16 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 	return root, func() error { return os.RemoveAll(root) }, nil
 }
 
-// originsFile, under a PlaceTemp root, maps each placed name to the folder
-// it stands for, so Placed finds the original behind a copy as well as
-// behind a link.
+// originsFile, under a PlaceTemp root, maps each placed name to its folder,
+// so Placed finds the original behind a copy as well as behind a link.
 const originsFile = "hub-skill-origins.json"
 
-// SharedDir is the folder under a PlaceTemp root that holds the skills in
-// the shared .agents/skills layout, for agents given a skills folder
-// rather than a project.
+// SharedDir is the .agents/skills folder under a PlaceTemp root, for agents
+// given a skills folder rather than a project.
 func SharedDir(root string) string { return filepath.Join(root, ".agents", "skills") }
 
-// Placed reads back the skills PlaceTemp laid out under root, each with the
-// folder it stands for (not the temp link), for an adapter that has to fall
-// back to PromptPrefix when its agent cannot load them natively.
+// Placed reads back the skills PlaceTemp laid out under root, each with
+// the folder it stands for (not the temp link).
 func Placed(root string) ([]Skill, error) {
 	dir := SharedDir(root)
 	entries, err := os.ReadDir(dir)

@@ -1,8 +1,6 @@
 // Package skills discovers Agent Skills (agentskills.io format: a folder
-// holding SKILL.md with YAML front matter, a Markdown body and optional
-// references/, scripts/ and assets/) and delivers them to agents: as a
-// prompt prefix, as instructions, or by placing the folders where an agent
-// looks for them natively.
+// holding SKILL.md) and delivers them to agents: as a prompt prefix, as
+// instructions, or by placing the folders where an agent looks natively.
 package skills
 
 import (
@@ -23,23 +21,20 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// Sentinel errors.
 var (
 	ErrNotFound  = errors.New("skill not found")
 	ErrMalformed = errors.New("malformed skill")
 )
 
-// FileName is the file that makes a folder a skill.
 const FileName = "SKILL.md"
 
-// Source names where a skill was found, in lookup priority order.
+// Where a skill was found, in lookup priority order.
 const (
 	SourceProjectHub    = "project:.hub/skills"
 	SourceProjectAgents = "project:.agents/skills"
 	SourceUser          = "user"
 )
 
-// Skill is one parsed SKILL.md folder.
 type Skill struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
@@ -49,16 +44,11 @@ type Skill struct {
 	IgnoredTools []string `json:"ignoredAllowedTools,omitempty"`
 	Dir          string   `json:"dir"`
 	Source       string   `json:"source"`
-	// Trusted: a user skill, or a project skill whose SKILL.md the user
-	// trusted as it is now ('hub trust', --trust-project).
-	Trusted bool `json:"trusted"`
-	// Notes are what the user should hear when the skill is activated
-	// (ignored allowed-tools, a project skill of the same name passed over).
-	Notes []string `json:"notes,omitempty"`
-	Body  string   `json:"-"`
+	Trusted      bool     `json:"trusted"`         // a user skill, or a project one trusted as it is now
+	Notes        []string `json:"notes,omitempty"` // for the user when the skill is activated
+	Body         string   `json:"-"`
 }
 
-// Warning is a skill folder that could not be used, with the reason.
 type Warning struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
@@ -68,17 +58,14 @@ func (w Warning) String() string { return w.Path + ": " + w.Message }
 
 var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// Root is a folder searched for skills or personas, with its source label.
+// Root is a folder searched for skills or personas.
 type Root struct{ Dir, Source string }
 
-// Project says whether the folder is a project's, whose files hub uses
-// fully only once the user trusts them.
 func (r Root) Project() bool { return strings.HasPrefix(r.Source, "project:") }
 
-// roots returns the folders searched for cwd, highest priority first:
-// .hub/skills and .agents/skills of cwd and of each parent up to the
-// repository root (config.ProjectDirs), nearest first, so a subproject's
-// skill shadows the repository's of the same name; then the user's.
+// roots returns the folders searched for cwd, nearest first, so a
+// subproject's skill shadows the repository's of the same name; then the
+// user's.
 func roots(cwd, userDir string) []Root {
 	var out []Root
 	for _, dir := range config.ProjectDirs(cwd) {
@@ -91,16 +78,11 @@ func roots(cwd, userDir string) []Root {
 	return out
 }
 
-// DiscoverTrusting lists the skills visible from cwd: the project's
-// .hub/skills and .agents/skills from cwd up to the repository root, then
-// userDir/skills (config.UserDir() when userDir is "").
-// A name found twice keeps the higher-priority copy, except that a project
-// skill hub does not trust never shadows the user's own: the user's wins,
-// with a warning. Unusable folders become warnings; it never fails.
-// trustProject trusts every project skill for this run
-// (--trust-project). A project skill is otherwise trusted
-// when 'hub trust' recorded its SKILL.md as it is now; until then it
-// loads as instructions only: its allowed-tools are ignored.
+// DiscoverTrusting lists the skills visible from cwd (userDir "":
+// config.UserDir()). A name found twice keeps the nearest copy, except that
+// a project skill hub does not trust never shadows the user's own. An
+// untrusted project skill loads as instructions only: its allowed-tools
+// are ignored.
 func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warning) {
 	out, warns := DiscoverIn("skill", roots(cwd, cmp.Or(userDir, config.UserDir())), func(r Root, dir string, e fs.DirEntry) (Skill, bool, error) {
 		s, ok, err := loadEntry(r, dir, e)
@@ -121,9 +103,8 @@ func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warnin
 	return out, warns
 }
 
-// DiscoverIn loads the items of roots, listed nearest first, with load
-// (see Scan), keeps those nearest keeps and sorts them by name. kind and
-// key are nearest's.
+// DiscoverIn loads the items of roots, listed nearest first, keeps those
+// nearest keeps and sorts them by name.
 func DiscoverIn[T any](kind string, roots []Root, load func(Root, string, fs.DirEntry) (T, bool, error),
 	key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
 	var all []T
@@ -141,9 +122,8 @@ func DiscoverIn[T any](kind string, roots []Root, load func(Root, string, fs.Dir
 	return out, append(warns, passed...)
 }
 
-// Scan loads the entries of the folder r that load takes (ok), given each
-// entry's path; one it fails to load is a warning. A missing folder holds
-// none.
+// Scan loads the entries of the folder r that load takes (ok); one it
+// fails to load is a warning.
 func Scan[T any](r Root, load func(Root, string, fs.DirEntry) (T, bool, error)) ([]T, []Warning) {
 	entries, err := os.ReadDir(r.Dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -163,10 +143,8 @@ func Scan[T any](r Root, load func(Root, string, fs.DirEntry) (T, bool, error)) 
 }
 
 // nearest keeps, of items listed nearest first, the first of each name,
-// except that one hub does not trust never shadows the user's own of that
-// name; each it passes over becomes a warning. key gives an item's name,
-// where it is, whether it is trusted and whether it is the user's own;
-// kind names the items in warnings ("skill").
+// except that one hub does not trust never shadows the user's own; each
+// it passes over becomes a warning.
 func nearest[T any](kind string, items []T, key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
 	mine := map[string]string{}
 	for _, it := range items {
@@ -191,9 +169,7 @@ func nearest[T any](kind string, items []T, key func(T) (name, where string, tru
 	return out, warns
 }
 
-// loadEntry loads the skill folder dir of r (a folder or a link to one);
-// its Trusted, for a project skill, says whether the trust store holds it
-// as it is now (a user's own is trusted: its folder is not read for it).
+// loadEntry loads the skill folder dir of r (a folder or a link to one).
 func loadEntry(r Root, dir string, _ fs.DirEntry) (Skill, bool, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return Skill{}, false, nil
@@ -207,7 +183,7 @@ func loadEntry(r Root, dir string, _ fs.DirEntry) (Skill, bool, error) {
 }
 
 // ProjectFiles are the SKILL.md files of the project skills visible from
-// cwd that 'hub trust' can record, each with its folder.
+// cwd that 'hub trust' can record.
 func ProjectFiles(cwd string) []string {
 	var out []string
 	for _, r := range roots(cwd, "") { // the project's alone
@@ -219,9 +195,6 @@ func ProjectFiles(cwd string) []string {
 	return config.Trustable(out)
 }
 
-// FindTrusting returns the named skill visible from cwd, with
-// DiscoverTrusting's trustProject. A folder of that name that is not a
-// valid skill is reported with the reason (ErrMalformed).
 func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 	all, warns := DiscoverTrusting(cwd, userDir, trustProject)
 	i := slices.IndexFunc(all, func(s Skill) bool { return s.Name == name })
@@ -249,7 +222,7 @@ func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 // as it is now.
 func Load(dir string) (Skill, error) { return load(dir, true) }
 
-// load is Load; without trust it leaves Trusted false, unread.
+// load without trust leaves Trusted false, unread.
 func load(dir string, trust bool) (Skill, error) {
 	file := filepath.Join(dir, FileName)
 	data, err := config.ReadProjectFile(file) // capped; no device or FIFO
@@ -270,7 +243,6 @@ func load(dir string, trust bool) (Skill, error) {
 	return s, nil
 }
 
-// Parse decodes the bytes of a SKILL.md.
 func Parse(data []byte) (Skill, error) {
 	front, body, why := FrontMatter(data)
 	if why != "" {
@@ -301,10 +273,8 @@ func Parse(data []byte) (Skill, error) {
 	return s, nil
 }
 
-// FrontMatter splits a Markdown file that starts with YAML front matter
-// (SKILL.md, a persona) into the front matter and the body, after a BOM
-// and with CRLF line ends read as LF; why says what is wrong when it has
-// none.
+// FrontMatter splits a Markdown file into its YAML front matter and body,
+// after a BOM and with CRLF read as LF; why says what is wrong.
 func FrontMatter(data []byte) (front, body []byte, why string) {
 	data = bytes.ReplaceAll(bytes.TrimPrefix(data, []byte("\ufeff")), []byte("\r\n"), []byte("\n"))
 	if !bytes.HasPrefix(data, []byte("---\n")) {
@@ -320,9 +290,8 @@ func FrontMatter(data []byte) (front, body []byte, why string) {
 	return front, body, ""
 }
 
-// NameList reads a front matter list of names: one string that split cuts
-// into names, or a YAML list of names; each trimmed, blanks and repeats
-// dropped. An absent or null value is no list (nil).
+// NameList reads one string that split cuts into names, or a YAML list;
+// blanks and repeats dropped. An absent or null value is nil.
 func NameList(v *yaml.Node, split func(string) []string) ([]string, error) {
 	var raw []string
 	switch {

@@ -6,17 +6,12 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// Source serves skills to the ACP server: each skill is a slash command, and
-// `/name args` expands into the skill body, its referenced files and args.
-// It satisfies acp.SkillSource.
+// Source serves skills to the ACP server as slash commands (acp.SkillSource).
 type Source struct {
-	// UserDir overrides config.UserDir() (tests).
-	UserDir string
-	// TrustProject trusts every project skill (--trust-project).
+	UserDir      string // overrides config.UserDir() (tests)
 	TrustProject bool
 }
 
-// Commands lists the skills visible from cwd as slash commands.
 func (s Source) Commands(cwd string) []adapters.Command {
 	list, _ := DiscoverTrusting(cwd, s.UserDir, s.TrustProject)
 	out := make([]adapters.Command, 0, len(list))
@@ -26,8 +21,7 @@ func (s Source) Commands(cwd string) []adapters.Command {
 	return out
 }
 
-// Expand returns the prompt for `/name args`; ok is false when no skill of
-// that name is visible from cwd.
+// Expand returns the prompt for `/name args`.
 func (s Source) Expand(cwd, name, args string) (string, bool) {
 	// "/name" may be followed by a newline or tab rather than a space.
 	if i := strings.IndexAny(name, " \t\r\n"); i >= 0 {

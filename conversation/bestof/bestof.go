@@ -1,8 +1,7 @@
-// Package bestof runs one task on several agents (best of N: hub run
-// --agents, hub acp's /compare), each candidate in its own git worktree
-// made from HEAD plus the uncommitted changes, checks each with a command,
-// picks a winner by a documented rule, and can apply it to the user's
-// working tree. A candidate's turn is run by the function it is given.
+// Package bestof runs one task on several agents (hub run --agents, hub
+// acp's /compare), each in its own git worktree of HEAD plus the uncommitted
+// changes, checks each with a command, picks a winner by Rule, and can apply
+// it to the user's working tree.
 package bestof
 
 import (
@@ -31,45 +30,32 @@ import (
 const Rule = "the candidates whose check passed (all that completed, without --check), " +
 	"ranked by the smaller diff (lines added + removed), then fewer denials, then the shorter time"
 
-// Options configures Run.
 type Options struct {
-	// Candidate is every candidate's run; its Cwd is the user's directory,
-	// in the repository. Run gets a copy with Name, Agent, Model (Models),
-	// Cwd (in the candidate's worktree) and Ask set, and runs it (hub
-	// run's Run).
+	// Candidate is every candidate's run, its Cwd the user's directory. Run
+	// gets a copy with Name, Agent, Model, Cwd (in the worktree) and Ask set.
 	Candidate CandidateRun
 	Run       func(context.Context, CandidateRun) CandidateResult
 	Agents    []string
-	// Models are the models the candidates of each agent run on (none:
-	// the agent's own). A model name is one agent's, so it never reaches
-	// another agent's candidates.
-	Models map[string]string
-	// N runs each agent this many times (default 1).
-	N int
+	Models    map[string]string // by agent: a model name is one agent's
+	N         int               // runs of each agent (default 1)
 	// Check runs in each candidate's worktree after it ends; exit 0 passes.
 	Check        string
 	CheckTimeout time.Duration // default 10 minutes
 	Apply, Keep  bool
-	// Jobs bounds the candidates that run at once (default: the agents).
-	Jobs int
+	Jobs         int // candidates that run at once (default: the agents)
 	// Ask, when set, answers what each candidate's rules leave open
-	// instead of Approve (hub acp: the editor, naming the candidate).
+	// instead of Approve.
 	Ask func(ctx context.Context, candidate string, q conversation.Question) conversation.Reply
-	// Progress, when set, gets a copy of a candidate each time its Status
-	// changes: pending, running, checking, then completed or failed. It is
-	// called from the candidates' goroutines.
+	// Progress gets a copy of a candidate each time its Status changes,
+	// from the candidates' goroutines.
 	Progress func(Candidate)
 	// Confirm, when set and not Apply, asks whether to apply the winner
 	// while the worktrees still exist. Declined, the winner's branch is
-	// kept (its worktree removed) for the user to inspect; cancelled (ctx
-	// ended), nothing is kept.
+	// kept; cancelled, nothing is kept.
 	Confirm func(ctx context.Context, s Summary) bool
-	// StopAll ends the processes the candidates left (default
-	// proc.StopAll, for a process that runs nothing else).
-	StopAll func()
+	StopAll func() // ends the processes the candidates left (default proc.StopAll)
 }
 
-// CandidateRun is one candidate's turn, as Options.Run runs it.
 type CandidateRun struct {
 	Registry                        *adapters.Registry
 	Name, Agent, Model, Cwd, Prompt string
@@ -79,12 +65,11 @@ type CandidateRun struct {
 	Lines                           io.Writer // when set, gets the run's jsonl lines; else it prints nothing
 	Log                             zerolog.Logger
 	Now                             func() time.Time
-	AuditDir                        string               // when set (config transcripts = true), gets its transcript
+	AuditDir                        string               // when set, gets its transcript
 	Hooks                           *hooks.Runner        // the configured hooks, for an agent that does not run them itself
 	MCPServers                      []adapters.MCPServer // the editor's, each to an agent that takes its type
 }
 
-// CandidateResult is how a candidate's run ended.
 type CandidateResult struct {
 	ExitCode int // conversation.Exit*
 	Error    string
@@ -92,7 +77,6 @@ type CandidateResult struct {
 	Denials  int
 }
 
-// Candidate is one agent's attempt.
 type Candidate struct {
 	Name       string          `json:"name"` // agent-i
 	Agent      string          `json:"agent"`
@@ -121,7 +105,6 @@ const (
 	StatusChecking = "checking"
 )
 
-// Summary is the run's outcome.
 type Summary struct {
 	Candidates []*Candidate `json:"candidates"`
 	Winner     string       `json:"winner,omitempty"`
@@ -131,7 +114,6 @@ type Summary struct {
 	Error      string       `json:"error,omitempty"`
 }
 
-// Run runs the candidates and returns the outcome.
 func Run(ctx context.Context, o Options) Summary {
 	if o.Candidate.Now == nil {
 		o.Candidate.Now = time.Now
@@ -212,8 +194,7 @@ func Run(ctx context.Context, o Options) Summary {
 	return s
 }
 
-// decideApply says whether to apply the winner: Apply, else the user's
-// answer to Confirm; a winner the user declined keeps its branch.
+// decideApply: a winner the user declined keeps its branch.
 func (o Options) decideApply(ctx context.Context, s Summary, w *Candidate) bool {
 	if o.Apply || o.Confirm == nil {
 		return o.Apply
@@ -223,7 +204,6 @@ func (o Options) decideApply(ctx context.Context, s Summary, w *Candidate) bool 
 	return yes && ctx.Err() == nil
 }
 
-// attempt runs candidate c in its worktree, then its check.
 func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	start := o.Candidate.Now()
 	defer func() {
@@ -261,7 +241,6 @@ func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	}
 }
 
-// check runs the command in dir under a timeout: passed when it exits 0.
 func check(ctx context.Context, dir, command string, timeout time.Duration) (string, string) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -286,7 +265,6 @@ func check(ctx context.Context, dir, command string, timeout time.Duration) (str
 	return "passed", tail
 }
 
-// winner ranks the eligible candidates by Rule.
 func winner(cands []*Candidate, checked bool) *Candidate {
 	ok := slices.DeleteFunc(slices.Clone(cands), func(c *Candidate) bool { return c.Status != "completed" || checked && c.Check != "passed" })
 	if len(ok) == 0 {
@@ -297,7 +275,7 @@ func winner(cands []*Candidate, checked bool) *Candidate {
 	})
 }
 
-// apply brings the winner's change into the user's working tree, as
+// apply brings the winner's change into the user's working tree as
 // uncommitted changes, only if the tree is as the run found it.
 func apply(ctx context.Context, r *repo, w *Candidate) error {
 	if t, err := r.tree(ctx); err != nil || t != r.state {
@@ -316,12 +294,9 @@ func apply(ctx context.Context, r *repo, w *Candidate) error {
 	return nil
 }
 
-// cleanup removes the worktrees and branches, unless --keep; a winner
-// the user declined to apply keeps its branch.
 func cleanup(r *repo, root string, cands []*Candidate, o Options) {
 	// A start that outlasted its run's grace still holds a process in its
-	// worktree: it ends (reaped) now, and no start runs there until the
-	// worktree is gone.
+	// worktree: it ends now, and no start runs there until the worktree is gone.
 	defer proc.StopUnder(root, 2*time.Second)()
 	if o.Keep {
 		return

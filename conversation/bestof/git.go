@@ -15,7 +15,6 @@ import (
 
 var git = conversation.Git
 
-// repo is the user's repository as the run found it.
 type repo struct {
 	top   string // the working tree's root
 	rel   string // the cwd below top
@@ -27,8 +26,6 @@ type repo struct {
 	addMu sync.Mutex
 }
 
-// openRepo reads the repository cwd is in, and its working tree with the
-// uncommitted changes as the run's base.
 func openRepo(ctx context.Context, cwd string) (*repo, error) {
 	out, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
@@ -47,9 +44,9 @@ func openRepo(ctx context.Context, cwd string) (*repo, error) {
 	return r, err
 }
 
-// tree writes what the working tree holds, every file git does not
-// ignore, as a tree object, through a copy of the user's index (its stat
-// data spares reading unchanged files); the index itself is left alone.
+// tree writes every file of the working tree git does not ignore as a tree
+// object, through a copy of the user's index (its stat data spares reading
+// unchanged files).
 func (r *repo) tree(ctx context.Context) (string, error) {
 	dir, err := git(ctx, r.top, nil, "rev-parse", "--absolute-git-dir")
 	if err != nil {
@@ -73,7 +70,6 @@ func (r *repo) tree(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// worktree makes a worktree of the run's base on a new branch.
 func (r *repo) worktree(ctx context.Context, dir, branch string) error {
 	r.addMu.Lock()
 	defer r.addMu.Unlock()
@@ -81,7 +77,6 @@ func (r *repo) worktree(ctx context.Context, dir, branch string) error {
 	return err
 }
 
-// commitAll commits everything in dir and returns the commit.
 func commitAll(ctx context.Context, dir, msg string) (string, error) {
 	if _, err := git(ctx, dir, nil, "add", "-A"); err != nil {
 		return "", err
@@ -93,7 +88,6 @@ func commitAll(ctx context.Context, dir, msg string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// numstat sums git diff --numstat base..head: files, lines added, removed.
 func numstat(ctx context.Context, dir, base, head string) (files, added, removed int, err error) {
 	out, err := git(ctx, dir, nil, "diff", "--numstat", base, head)
 	if err != nil {

@@ -23,24 +23,19 @@ import (
 const (
 	EnvSocket = "HUB_DELEGATE_SOCKET"
 	EnvToken  = "HUB_DELEGATE_TOKEN"
-	// EnvChain is in every delegate's environment: the agents it works
-	// for and itself, comma-separated. A `hub mcp` of the delegate's own
-	// configuration reads it as its Options.Chain, so delegation through
-	// it never loops back, nor nests deeper than there are agents.
+	// EnvChain is in every delegate's environment: the agents it works for
+	// and itself, comma-separated, so a `hub mcp` of its own never loops back.
 	EnvChain = "HUB_DELEGATE_CHAIN"
 )
 
-// ErrNoParent means a `hub mcp` child could not reach the hub acp that
-// started its agent; it does not run delegates on its own instead.
+// ErrNoParent: a `hub mcp` child does not run delegates on its own instead.
 var ErrNoParent = errors.New("cannot reach the hub acp that started this agent")
 
 // Bridge lets the `hub mcp` an agent spawns run its tools on the hub acp
 // that started the agent, so permissions, the editor's view, cancel and
-// cleanup stay with the root session. It listens on a unix socket in a
-// private directory (TCP on loopback on Windows, see openSocket); each root
-// session is a Host behind its own token, which every call must carry.
-// Its address stays the same for its life: children keep it in their
-// environment, so a socket a tmp cleaner removed is made again there.
+// cleanup stay with the root session. Each root session is a Host behind its
+// own token. Its address never changes (children keep it in their
+// environment), so a socket a tmp cleaner removed is made again there.
 type Bridge struct {
 	addr   string
 	dir    string
@@ -54,7 +49,6 @@ type Bridge struct {
 	wg     sync.WaitGroup
 }
 
-// Listen opens a bridge.
 func Listen(log zerolog.Logger) (*Bridge, error) {
 	ln, dir, err := openSocket()
 	if err != nil {
@@ -65,19 +59,16 @@ func Listen(log zerolog.Logger) (*Bridge, error) {
 	return b, nil
 }
 
-// serveOn makes ln the bridge's listener; the caller holds mu, or is
-// Listen.
+// serveOn: the caller holds mu, or is Listen.
 func (b *Bridge) serveOn(ln net.Listener) {
 	b.ln = ln
 	b.sock, _ = os.Stat(b.addr)
 	b.wg.Go(func() { b.accept(ln) })
 }
 
-// Reopen listens again at the bridge's address if its socket file (or its
-// directory) was removed or replaced: by systemd-tmpfiles, tmpwatch,
-// macOS's periodic cleaning or `rm -rf /tmp/*`. Calls in progress go on.
-// A child that cannot dial asks for it on the connection Dial kept, which
-// outlives the file.
+// Reopen listens again at the bridge's address if a tmp cleaner removed or
+// replaced its socket file. A child that cannot dial asks for it on the
+// connection Dial kept, which outlives the file.
 func (b *Bridge) Reopen() error {
 	if b.dir == "" {
 		return nil
@@ -99,7 +90,6 @@ func (b *Bridge) Reopen() error {
 	return nil
 }
 
-// Register serves h behind a new token; the returned func withdraws it.
 func (b *Bridge) Register(h Host) (token string, unregister func()) {
 	raw := make([]byte, 24)
 	_, _ = rand.Read(raw)
@@ -114,13 +104,10 @@ func (b *Bridge) Register(h Host) (token string, unregister func()) {
 	}
 }
 
-// Env is the environment of a `hub mcp` child serving token's host.
 func (b *Bridge) Env(token string) map[string]string {
 	return map[string]string{EnvSocket: b.addr, EnvToken: token}
 }
 
-// Close stops listening, ends every connection and removes the socket
-// (and its directory, if any).
 func (b *Bridge) Close() {
 	b.mu.Lock()
 	b.closed = true
@@ -163,8 +150,6 @@ type progressParams struct {
 	Message string `json:"message"`
 }
 
-// serve answers one child's connection: its calls run on the token's
-// host, each with a context the connection's end ends.
 func (b *Bridge) serve(nc net.Conn) {
 	defer func() {
 		b.mu.Lock()
@@ -208,10 +193,8 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 	return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+r.Method, nil)
 }
 
-// Remote is the Host of a `hub mcp` child: every tool call runs on the
-// parent hub acp, through its bridge, on a connection of its own: the
-// progress notifications on it are the call's, and closing it when ctx
-// ends cancels the call there.
+// Remote is the Host of a `hub mcp` child: each tool call runs on the
+// parent hub acp on a connection of its own, whose close cancels the call.
 type Remote struct {
 	addr, token string
 	log         zerolog.Logger
@@ -223,9 +206,8 @@ type Remote struct {
 
 var _ Host = (*Remote)(nil)
 
-// Dial checks that the bridge named in env (EnvSocket, EnvToken) answers;
-// ok is false when env names none. When it does not answer, r is still
-// the Remote, whose every call tries again and fails with ErrNoParent.
+// Dial checks that the bridge named in env answers; ok is false when env
+// names none. When it does not answer, r's every call tries again.
 func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, err error) {
 	sock, token := getenv(EnvSocket), getenv(EnvToken)
 	if sock == "" {
@@ -238,9 +220,8 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 	return r, true, nil
 }
 
-// keepBell keeps a connection to the parent, unless one is kept: Dial's,
-// or for a child that could not dial at its start (its parent's socket
-// was removed), the first once the parent made it again.
+// keepBell keeps a connection to the parent, on which to ask for reopen,
+// unless one is kept.
 func (r *Remote) keepBell() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -256,7 +237,6 @@ func (r *Remote) keepBell() error {
 	return nil
 }
 
-// reopen asks the parent, on the kept connection, to make its socket again.
 func (r *Remote) reopen(ctx context.Context, dialErr error) error {
 	r.mu.Lock()
 	bell := r.bell
@@ -274,7 +254,6 @@ func (r *Remote) reopen(ctx context.Context, dialErr error) error {
 	return err
 }
 
-// Close hangs up the kept connection; each call closes its own.
 func (r *Remote) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -285,7 +264,6 @@ func (r *Remote) Close() {
 	}
 }
 
-// Agents asks the parent for its agents; none when it cannot be reached.
 func (r *Remote) Agents() []AgentInfo {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -294,8 +272,6 @@ func (r *Remote) Agents() []AgentInfo {
 	return out
 }
 
-// Delegate runs the delegate turn on the parent; ending ctx cancels it
-// there.
 func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (Result, error) {
 	var res Result
 	err := r.call(ctx, "delegate", req, progress, &res)
@@ -311,7 +287,6 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 	return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err) // the connection failed, not the call
 }
 
-// call makes one call on a connection of its own, closed when it returns.
 func (r *Remote) call(ctx context.Context, method string, req Request, progress Progress, out any) error {
 	nc, err := dialSocket(r.addr)
 	if err != nil {

@@ -1,8 +1,7 @@
 // Package delegation runs turns on hub's agents for another agent: hub
 // mcp's delegate tool, the native loop's, a hub acp session's agent through
-// the bridge. Each turn goes through hub's adapters; its permission requests
-// are answered by hub's rules and an --approve policy or the parent; its
-// sessions close with the delegator, so no process outlives it.
+// the bridge. Permission requests are answered by hub's rules and an
+// --approve policy or the parent; no delegate process outlives the delegator.
 package delegation
 
 import (
@@ -32,12 +31,10 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-// Errors a delegate can end in before any turn ran.
 var (
 	ErrUnknownSession = errors.New("unknown delegate session")
 	ErrBusy           = errors.New("the delegate session is answering another prompt")
-	// ErrLoop refuses a delegation back to an agent already in the chain.
-	ErrLoop = errors.New("delegation loop refused")
+	ErrLoop           = errors.New("delegation loop refused")
 	// ErrRefused refuses a delegate request that would grant the delegate
 	// more than the user set up (see settle), or run more than MaxTurns.
 	ErrRefused = errors.New("delegate refused")
@@ -52,101 +49,68 @@ type Host interface {
 
 var _ Host = (*Delegator)(nil)
 
-// Options configures a Delegator.
 type Options struct {
 	Registry *adapters.Registry
-	// Approve answers what the rules leave open (default read-only).
-	Approve conversation.Approve
-	Rules   config.PermissionsConfig
-	// Grants keeps the durable grants the parent's user keeps (nil: none).
-	Grants *permission.Grants
-	// Cwd is the default working directory (default: the process's).
-	Cwd string
-	// Timeout bounds a turn that names none (default 10 minutes).
-	Timeout time.Duration
-	Log     zerolog.Logger
-	// Chain are the agents this delegator works for as they run (an agent
-	// that took a persona's turn over as that persona), the root first: a
-	// persona's rules and mode bind its delegates (personas.Delegated), and
-	// a delegation to one of them is a loop and refused.
+	Approve  conversation.Approve // default read-only
+	Rules    config.PermissionsConfig
+	Grants   *permission.Grants // the durable grants the parent's user keeps (nil: none)
+	Cwd      string             // default: the process's
+	Timeout  time.Duration      // of a turn that names none (default 10 minutes)
+	Log      zerolog.Logger
+	// Chain are the agents this delegator works for as they run, the root
+	// first: a persona's rules and mode bind its delegates, and a
+	// delegation to one of them is a loop.
 	Chain []adapters.Adapter
-	// Ask, when set, answers what the rules leave open instead of Approve:
-	// hub acp puts it to the editor. session is the delegate session the
-	// question comes from.
-	Ask func(ctx context.Context, session, agent string, q conversation.Question) conversation.Reply
-	// Observe, when set, gets every event of every delegate turn, with the
-	// delegate session it belongs to.
-	Observe func(session, agent string, ev adapters.Event)
-	// MCPServers, when set, gives delegate a, as it runs, the MCP servers
-	// it may use (hub's own, to delegate further when depth allows).
-	MCPServers func(a adapters.Adapter) []adapters.MCPServer
-	// Hooks observe the delegates' streams as they observe any CLI
-	// agent's (the native loop runs them itself); nil: none.
-	Hooks *hooks.Runner
-	// AuditDir, when set (config transcripts = true), gets each delegate
-	// conversation's audit transcript, as hub run's (the native loop
-	// keeps its own).
-	AuditDir string
-	// Fallback are the agents that take a delegate turn over, by the
-	// agent delegated to, when it could not do the work (conversation's
-	// fallback rule); ProviderTimeout bounds a failing provider's retries
-	// (0: conversation.DefaultProviderTimeout).
+	// Ask, when set, answers what the rules leave open instead of Approve
+	// (hub acp puts it to the editor).
+	Ask        func(ctx context.Context, session, agent string, q conversation.Question) conversation.Reply
+	Observe    func(session, agent string, ev adapters.Event) // gets every event of every delegate turn
+	MCPServers func(a adapters.Adapter) []adapters.MCPServer  // hub's own, to delegate further when depth allows
+	Hooks      *hooks.Runner
+	AuditDir   string // gets each delegate conversation's audit transcript, "": none
+	// Fallback are the agents that take a delegate turn over, by the agent
+	// delegated to; ProviderTimeout 0 is conversation.DefaultProviderTimeout.
 	Fallback        map[string][]string
 	ProviderTimeout time.Duration
 }
 
 // Request is one delegate turn: a follow-up of the delegate conversation
-// Session (the continue tool), whose agent, directory, model and mode it
-// keeps, or the first of a new one. It is the native loop's
-// adapters.DelegateRequest, field for field.
+// Session, whose agent, directory, model and mode it keeps, or the first
+// of a new one. It is adapters.DelegateRequest, field for field.
 type Request struct {
 	Agent, Prompt, Session, Cwd, Model, Mode string
 	Timeout                                  time.Duration
 }
 
-// ToolCall is one tool call of a delegate turn, as it ended.
 type ToolCall = conversation.ToolCall
 
-// Result is what a delegate turn produced.
 type Result struct {
-	// Agent is the agent that answered; FellBack says why each agent
-	// before it, from the one asked for, handed the turn over.
-	Agent    string   `json:"agent"`
-	FellBack []string `json:"fellBack,omitempty"`
-	// Session continues this delegate conversation (the continue tool).
-	Session        string     `json:"session"`
-	AgentSessionID string     `json:"agentSessionId,omitempty"`
-	StopReason     string     `json:"stopReason"`
-	Answer         string     `json:"answer"`
-	ToolCalls      []ToolCall `json:"toolCalls"`
-	// FilesChanged are relative to the repository's root (a shell
-	// command's too); outside a repository, the paths the changing tools
-	// named, relative to the workspace when inside it.
-	FilesChanged []string        `json:"filesChanged"`
-	Usage        *adapters.Usage `json:"usage,omitempty"`
-	// Denied are the tool calls hub's rules or the policy refused.
-	Denied []string `json:"denied,omitempty"`
-	Error  string   `json:"error,omitempty"`
-	// Warnings are the hooks that failed on the delegate's turn.
-	Warnings []string `json:"warnings,omitempty"`
+	Agent          string          `json:"agent"`              // the agent that answered
+	FellBack       []string        `json:"fellBack,omitempty"` // why each agent before it handed the turn over
+	Session        string          `json:"session"`            // continues this delegate conversation
+	AgentSessionID string          `json:"agentSessionId,omitempty"`
+	StopReason     string          `json:"stopReason"`
+	Answer         string          `json:"answer"`
+	ToolCalls      []ToolCall      `json:"toolCalls"`
+	FilesChanged   []string        `json:"filesChanged"` // see conversation.Digest.FilesChanged
+	Usage          *adapters.Usage `json:"usage,omitempty"`
+	Denied         []string        `json:"denied,omitempty"`
+	Error          string          `json:"error,omitempty"`
+	Warnings       []string        `json:"warnings,omitempty"` // the hooks that failed on the turn
 }
 
 // Progress receives one line per step of a turn (a tool call, its end).
 type Progress func(message string)
 
-// Delegator runs delegate turns and keeps their sessions.
 type Delegator struct {
-	o  Options
-	mu sync.Mutex
-	// sessions are the live delegate conversations, by Result.Session;
-	// turns end the delegate turns running, for CancelTurns.
-	sessions map[string]*live
+	o        Options
+	mu       sync.Mutex
+	sessions map[string]*live // by Result.Session
 	turns    map[*context.CancelFunc]bool
 	seq      int
 	closed   bool
 }
 
-// live is a delegate conversation on the agent session it runs on now.
 type live struct {
 	id                      string // Result.Session
 	agent, cwd, model, mode string
@@ -158,15 +122,14 @@ type live struct {
 	busy                    atomic.Bool
 	gone                    atomic.Bool // its agent crashed or ignored a cancel: RunTurn closed it
 	crashes                 conversation.Crashes
-	gate                    *conversation.Gate // the session's permission gate
+	gate                    *conversation.Gate
 	// brief is the conversation so far, for an agent that takes it over;
-	// lead goes ahead of the prompts of one that takes no instructions,
-	// until one reached it; the run that has l busy reads it.
+	// lead goes ahead of the prompts until one reached the agent. The run
+	// that has l busy reads them.
 	brief handover.Brief
 	lead  string
 }
 
-// New returns a delegator; Close ends every session it started.
 func New(o Options) *Delegator {
 	o.Approve = cmp.Or(o.Approve, conversation.ApproveReadOnly)
 	o.Timeout = cmp.Or(max(o.Timeout, 0), 10*time.Minute)
@@ -176,7 +139,6 @@ func New(o Options) *Delegator {
 	return &Delegator{o: o, sessions: map[string]*live{}, turns: map[*context.CancelFunc]bool{}}
 }
 
-// AgentInfo is one agent that can run here.
 type AgentInfo struct {
 	Name         string                `json:"name"`
 	Capabilities adapters.Capabilities `json:"capabilities"`
@@ -186,7 +148,6 @@ type AgentInfo struct {
 	Backend     string `json:"backend,omitempty"`
 }
 
-// Agents are the agents that can run here, with their capabilities.
 func (d *Delegator) Agents() []AgentInfo {
 	var out []AgentInfo
 	for _, n := range d.o.Registry.Names() {
@@ -198,8 +159,6 @@ func (d *Delegator) Agents() []AgentInfo {
 	return out
 }
 
-// Delegate runs r.Prompt as a turn of the delegate conversation r.Session,
-// or as the first of a new one on r.Agent (see converse).
 func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
 	var from *live
 	var err error
@@ -222,12 +181,11 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 	return d.converse(ctx, from, r, progress)
 }
 
-// settle returns r's working directory, the workspace (Options.Cwd) or
-// the real path of one inside it, or ErrRefused: the calling
-// agent writes r, and may not take the delegate beyond what the user set
-// up, by an agent its persona does not name among its delegates, a
-// directory outside the workspace (.., a link, another drive), a mode
-// that skips the gate, or a model a CLI would read as an option.
+// settle returns r's working directory, the workspace or the real path of
+// one inside it, or ErrRefused: the calling agent writes r and may not take
+// the delegate beyond what the user set up (an agent its persona does not
+// name, a directory outside the workspace, a mode that skips the gate, a
+// model a CLI would read as an option).
 func (d *Delegator) settle(r Request) (string, error) {
 	if n := len(d.o.Chain); n > 0 {
 		if a := d.o.Chain[n-1]; a != nil {
@@ -256,10 +214,8 @@ func (d *Delegator) settle(r Request) (string, error) {
 }
 
 // converse runs r's turn on the delegate conversation from, or on a new
-// one (from nil). While its agent could not do the work by conversation's
-// fallback rule, the next agent of r.Agent's fallback list takes the
-// conversation over, briefed on it, and its follow-ups go to it.
-// CancelTurns ends it at any point: no further agent starts.
+// one (from nil). A fallback agent takes the conversation over, briefed,
+// and its follow-ups go to it.
 func (d *Delegator) converse(ctx context.Context, from *live, r Request, progress Progress) (Result, error) {
 	ctx, end, err := d.track(ctx)
 	if err != nil {
@@ -320,8 +276,7 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 }
 
 // start starts a delegate session on r.Agent of reg; one that takes from's
-// conversation over keeps its id and is briefed on it as hub acp briefs an
-// agent it switches to (conversation.PlanStart).
+// conversation over keeps its id and is briefed on it.
 func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request, from *live) (*live, error) {
 	a, err := reg.Get(r.Agent)
 	if err != nil {
@@ -341,8 +296,6 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), CancelGrace: 2 * time.Second,
 		Env: ChainEnv(append(slices.Clip(d.o.Chain), a)...)}
 	plan.Apply(&so)
-	// The gate puts what the rules leave open to the parent session
-	// (Options.Ask) when set, else to the approval policy.
 	answer := conversation.Answerer(d.o.Approve)
 	if d.o.Ask != nil {
 		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
@@ -376,13 +329,11 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	return l, nil
 }
 
-// MaxTurns bounds the delegate turns one delegator runs at once: a calling
-// agent that fans out (parallel tool calls, a loop) would start a CLI
-// process for each.
+// MaxTurns bounds the delegate turns running at once: a calling agent that
+// fans out would start a CLI process for each.
 const MaxTurns = 8
 
-// track makes ctx end with CancelTurns too, until the func returned runs;
-// past MaxTurns running it refuses the turn.
+// track makes ctx end with CancelTurns too, until the func returned runs.
 func (d *Delegator) track(ctx context.Context) (context.Context, func(), error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -399,7 +350,6 @@ func (d *Delegator) track(ctx context.Context) (context.Context, func(), error) 
 	}, nil
 }
 
-// drop ends the delegate session id.
 func (d *Delegator) drop(id string) {
 	d.mu.Lock()
 	l := d.sessions[id]
@@ -410,7 +360,6 @@ func (d *Delegator) drop(id string) {
 	}
 }
 
-// keep keeps l under its id, or a new one.
 func (d *Delegator) keep(l *live) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -425,8 +374,7 @@ func (d *Delegator) keep(l *live) error {
 	return nil
 }
 
-// CancelTurns cancels every running delegate turn; the sessions stay for
-// follow-ups.
+// CancelTurns cancels every running delegate turn; the sessions stay.
 func (d *Delegator) CancelTurns() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -435,7 +383,6 @@ func (d *Delegator) CancelTurns() {
 	}
 }
 
-// Close ends every delegate session.
 func (d *Delegator) Close() {
 	d.mu.Lock()
 	d.closed = true
@@ -447,10 +394,8 @@ func (d *Delegator) Close() {
 	}
 }
 
-// run runs r's turn on l; fallback says a next agent waits to take it over
-// (its failure is then decided early). It says how the turn failed and
-// whether a tool call of it started; unless that agent takes it over, the
-// turn is part of l's conversation.
+// run runs r's turn on l; fallback says a next agent waits to take it
+// over. Unless one does, the turn joins l's conversation.
 func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, progress Progress) (Result, conversation.Class, bool, error) {
 	if !l.busy.CompareAndSwap(false, true) {
 		return Result{}, conversation.ClassNone, false, ErrBusy
@@ -486,8 +431,6 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	case oc.Ending == conversation.Failed: // the agent's error, as the Outcome tells it
 		res.Error = oc.Failure.Message
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		// told as such whether the agent's Prompt returned an error or,
-		// like the native loop's, ended as cancelled
 		res.Error = fmt.Sprintf("the delegate turn timed out after %s: %v", cmp.Or(r.Timeout, d.o.Timeout), ctx.Err())
 	case ctx.Err() != nil && err != nil:
 		res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
@@ -497,8 +440,6 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	return res, class, toolStarted, nil
 }
 
-// emit shows the turn's events to whoever observes the delegates, and its
-// tool calls as progress lines.
 func (l *live) emit(o Options, dg *conversation.Digest, progress Progress) func(adapters.Event) {
 	return func(ev adapters.Event) {
 		if o.Observe != nil {
@@ -518,14 +459,12 @@ func (l *live) emit(o Options, dg *conversation.Digest, progress Progress) func(
 	}
 }
 
-// crashLoop is conversation's rule: its agent crashed too often to start again now.
 func (l *live) crashLoop() error {
 	l.tmu.Lock()
 	defer l.tmu.Unlock()
 	return l.crashes.Loop(time.Now())
 }
 
-// close ends the delegate's session and the hooks observing it.
 func (l *live) close() {
 	_ = l.sess.Close()
 	l.hooks.Close()

@@ -13,11 +13,9 @@ import (
 	"time"
 )
 
-// openSocket opens the bridge on a unix socket in a new directory only this
-// user may enter (MkdirTemp makes it 0700, less the umask): no other user
-// reaches it at all. The directory goes in XDG_RUNTIME_DIR, which tmp
-// cleaners leave alone, when set; else in TMPDIR, or /tmp where either makes
-// the path too long for a socket (104 bytes on macOS, 108 on Linux).
+// openSocket opens the bridge in a new 0700 directory, so no other user
+// reaches it: in XDG_RUNTIME_DIR, which tmp cleaners leave alone, else in
+// TMPDIR, else /tmp when the path is too long (104 bytes on macOS, 108 on Linux).
 func openSocket() (ln net.Listener, dir string, err error) {
 	for _, root := range []string{os.Getenv("XDG_RUNTIME_DIR"), os.TempDir(), "/tmp"} {
 		if !filepath.IsAbs(root) {
@@ -34,9 +32,8 @@ func openSocket() (ln net.Listener, dir string, err error) {
 	return nil, "", fmt.Errorf("delegation socket: %w", err)
 }
 
-// relisten listens at addr again, in dir, made again if it is gone. It
-// never serves from a directory that is not private: once gone, its name
-// is free to any user of a shared /tmp.
+// relisten never serves from a directory that is not private: once gone,
+// its name is free to any user of a shared /tmp.
 func relisten(dir, addr string) (net.Listener, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, err
@@ -48,9 +45,8 @@ func relisten(dir, addr string) (net.Listener, error) {
 	return net.Listen("unix", addr)
 }
 
-// dialSocket connects to a bridge only through a directory of this user's
-// that no other may enter: the token is never sent to a socket someone
-// else placed at a name the parent's cleaned-up directory left free.
+// dialSocket never sends the token to a socket someone else placed where
+// the parent's cleaned-up directory was.
 func dialSocket(addr string) (net.Conn, error) {
 	if err := privateDir(filepath.Dir(addr)); err != nil {
 		return nil, err

@@ -11,10 +11,8 @@ import (
 	"github.com/hubdev/hub/conversation"
 )
 
-// Func is h as an agent's built-in delegate tool (the native loop's
-// delegate_agent): the same turns the MCP delegate and continue tools run.
-// The text is the delegate's answer and its summary as JSON; a delegate
-// turn that failed is an error naming why.
+// Func is h as the native loop's delegate_agent tool: the answer and its
+// summary as JSON; a turn that failed is an error naming why.
 func Func(h Host) adapters.DelegateFunc {
 	return func(ctx context.Context, r adapters.DelegateRequest) (string, error) {
 		res, err := h.Delegate(ctx, Request(r), nil)
@@ -29,8 +27,6 @@ func Func(h Host) adapters.DelegateFunc {
 	}
 }
 
-// Text is what the delegating agent reads of r: the answer, or which
-// agent failed and why; and r as JSON.
 func (r Result) Text() (text, summary string) {
 	b, _ := json.Marshal(r)
 	if r.Error != "" {
@@ -39,16 +35,13 @@ func (r Result) Text() (text, summary string) {
 	return r.Answer, string(b)
 }
 
-// ChainEnv is the environment of chain's last agent, the root first (a
-// root agent's too, in every front end): a hub mcp its own configuration
-// starts reads EnvChain as its chain, the persona's binding included.
+// ChainEnv is the environment of chain's last agent, the root first.
 func ChainEnv(chain ...adapters.Adapter) map[string]string {
 	return map[string]string{EnvChain: strings.Join(names(chain), ",")}
 }
 
-// names are the names of chain's agents, an agent that runs as a persona
-// followed by the persona's: a chain read back by name (EnvChain) then
-// ends in the persona, whose mode and delegates bind as they did here.
+// names follows an agent that runs as a persona with the persona's, so a
+// chain read back from EnvChain binds as the persona's.
 func names(chain []adapters.Adapter) []string {
 	var out []string
 	for _, a := range chain {
@@ -60,8 +53,8 @@ func names(chain []adapters.Adapter) []string {
 	return out
 }
 
-// AgentNames are the names of h's agents but those in chain, each
-// persona with what it is for and the agent it runs on.
+// AgentNames are h's agents but those in chain, a persona with what it is
+// for and the agent it runs on.
 func AgentNames(h Host, chain []string) []string {
 	var out []string
 	for _, a := range h.Agents() {

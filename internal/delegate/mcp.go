@@ -14,7 +14,6 @@ import (
 	"github.com/hubdev/hub/internal/logging"
 )
 
-// DelegateInput is the delegate tool's input.
 type DelegateInput struct {
 	Agent   string `json:"agent" jsonschema:"the agent to run (see the agents tool), e.g. codex"`
 	Prompt  string `json:"prompt" jsonschema:"what the agent should do"`
@@ -24,20 +23,17 @@ type DelegateInput struct {
 	Timeout string `json:"timeout,omitempty" jsonschema:"give up after this long, e.g. 5m (default 10m)"`
 }
 
-// ContinueInput is the continue tool's input.
 type ContinueInput struct {
 	Session string `json:"session" jsonschema:"the session a delegate call returned"`
 	Prompt  string `json:"prompt" jsonschema:"the follow-up"`
 	Timeout string `json:"timeout,omitempty" jsonschema:"give up after this long, e.g. 5m (default 10m)"`
 }
 
-// AgentsOutput is the agents tool's result.
 type AgentsOutput struct {
 	Agents []delegation.AgentInfo `json:"agents"`
 }
 
-// NewServer is hub's MCP server: the agents, delegate and continue tools
-// over d. The SDK's own records go to log.
+// NewServer: the SDK's own records go to log.
 func NewServer(d delegation.Host, version string, log zerolog.Logger) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hub", Title: "hub: every coding agent", Version: version},
 		&mcp.ServerOptions{Logger: logging.Slog(log)})
@@ -58,9 +54,8 @@ func NewServer(d delegation.Host, version string, log zerolog.Logger) *mcp.Serve
 	return s
 }
 
-// run runs r on d within timeout ("": the default) and returns the tool
-// result: the answer as text and the summary as structured content; a
-// turn that failed is a tool error naming why.
+// run returns the answer as text and the summary as structured content;
+// a turn that failed is a tool error naming why.
 func run(ctx context.Context, req *mcp.CallToolRequest, d delegation.Host, r delegation.Request, timeout string) (*mcp.CallToolResult, delegation.Result, error) {
 	var err error
 	if r.Timeout, err = time.ParseDuration(cmp.Or(timeout, "0s")); err != nil {
@@ -74,8 +69,7 @@ func run(ctx context.Context, req *mcp.CallToolRequest, d delegation.Host, r del
 	return &mcp.CallToolResult{IsError: res.Error != "", Content: []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: summary}}}, res, nil
 }
 
-// progress sends each step as an MCP progress notification when the
-// caller asked for them (a progress token).
+// progress is nil unless the caller asked for notifications.
 func progress(ctx context.Context, req *mcp.CallToolRequest) delegation.Progress {
 	token := req.Params.GetProgressToken()
 	if token == nil {

@@ -1,9 +1,6 @@
 // Package handover renders the briefing an agent gets when it takes a
 // conversation over from another (an agent switch in hub acp, a fork into
-// another agent, hub run --resume with another --agent): the newest turn
-// whole, older turns cut to their request and final answer within a
-// budget, the files the earlier agents changed (with git diff --stat in a
-// repository), the current plan, and the MCP servers in use.
+// another agent, hub run --resume with another --agent).
 package handover
 
 import (
@@ -15,45 +12,35 @@ import (
 	"time"
 )
 
+// Bounds in bytes (Max: of the conversation part), and of files listed.
 const (
-	// Max bounds the conversation part of the briefing.
-	Max = 12000
-	// olderRequest and olderAnswer bound each older turn's request and
-	// final answer.
+	Max                       = 12000
 	olderRequest, olderAnswer = 300, 600
-	// maxFiles bounds the list of files changed.
-	maxFiles       = 40
-	gitStatTimeout = 2 * time.Second
+	maxFiles                  = 40
+	gitStatTimeout            = 2 * time.Second
 )
 
-// Turn is one turn of a conversation: the user's request, the agent's
-// final answer (its text after the last tool call) and the tools it ran.
 type Turn struct {
 	Request string   `json:"request,omitempty"`
 	Answer  string   `json:"answer,omitempty"`
 	Tools   []string `json:"tools,omitempty"`
 }
 
-// PlanEntry is one step of the current plan.
 type PlanEntry struct {
 	Content string `json:"content"`
 	Status  string `json:"status"`
 }
 
-// Brief is what the briefing tells.
 type Brief struct {
-	Turns []Turn      `json:"turns,omitempty"`
-	Files []string    `json:"files,omitempty"`
-	Plan  []PlanEntry `json:"plan,omitempty"`
-	MCP   []string    `json:"mcp,omitempty"`
-	// Skills are the Agent Skills the conversation used ("name: what it
-	// does").
-	Skills []string `json:"skills,omitempty"`
-	Cwd    string   `json:"cwd,omitempty"`
+	Turns  []Turn      `json:"turns,omitempty"`
+	Files  []string    `json:"files,omitempty"`
+	Plan   []PlanEntry `json:"plan,omitempty"`
+	MCP    []string    `json:"mcp,omitempty"`
+	Skills []string    `json:"skills,omitempty"` // "name: what it does"
+	Cwd    string      `json:"cwd,omitempty"`
 }
 
-// AddFiles adds to files, a brief's, the paths of files a tool changed,
-// each once, up to maxFiles.
+// AddFiles adds paths to a brief's files, each once, up to maxFiles.
 func AddFiles(files []string, paths ...string) []string {
 	for _, p := range paths {
 		if p != "" && len(files) < maxFiles && !slices.Contains(files, p) {
@@ -143,8 +130,7 @@ func cut(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// gitDiffStat is `git diff --stat HEAD` in cwd, "" outside a repository
-// or when git is missing or slow.
+// gitDiffStat is "" outside a repository or when git is missing or slow.
 func gitDiffStat(cwd string) string {
 	if cwd == "" {
 		return ""
