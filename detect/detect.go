@@ -41,19 +41,16 @@ type Options struct {
 	Agents []string
 	// All also lists catalogued agents that are not installed.
 	All bool
-	// Probe also asks GET {base}/models of native profiles; a probed
-	// report is neither read from nor written to the cache (servers come
-	// and go).
-	Probe   bool
-	Refresh bool // ignore the cache
-	Timeout time.Duration
-	// Env is the probed environment in os.Environ form; nil means os.Environ().
-	Env      []string
+	// Probe also asks GET {base}/models of native profiles, bypassing the
+	// cache (servers come and go).
+	Probe    bool
+	Refresh  bool // ignore the cache
+	Timeout  time.Duration
+	Env      []string // os.Environ form
 	CacheDir string
-	// NoCache disables reading and writing the cache.
-	NoCache bool
-	HTTP    *http.Client
-	Now     func() time.Time
+	NoCache  bool // neither read nor write the cache
+	HTTP     *http.Client
+	Now      func() time.Time
 	// GOOS picks the OS's lookup rules (PATHEXT, known install dirs, login
 	// shell); "" means this machine's.
 	GOOS string
@@ -68,7 +65,6 @@ type prober struct {
 	catalog map[string]string
 }
 
-// newProber probes with o, its zero values filled in.
 func newProber(o Options) *prober {
 	o.Config, o.GOOS = cmp.Or(o.Config, &config.Config{}), cmp.Or(o.GOOS, runtime.GOOS)
 	o.Timeout = cmp.Or(max(o.Timeout, 0), 5*time.Second)
@@ -90,13 +86,10 @@ func newProber(o Options) *prober {
 	return p
 }
 
-// lookPath finds bin on the probed PATH.
 func (p *prober) lookPath(bin string) string {
 	return proc.LookPathFor(p.o.GOOS, bin, p.getenv("PATH"), p.getenv("PATHEXT"))
 }
 
-// homeDir is the user's home in the probed environment: HOME, else on
-// Windows USERPROFILE.
 func homeDir(goos string, env agentspec.Env) string {
 	if h := env("HOME"); h != "" || goos != "windows" {
 		return h
@@ -104,9 +97,8 @@ func homeDir(goos string, env agentspec.Env) string {
 	return env("USERPROFILE")
 }
 
-// loginShell is the shell whose login PATH hub asks as a last resort: the
-// user's $SHELL, else zsh on macOS (its default, which GUI apps may not
-// have in $SHELL); none on Windows, nor on Linux without $SHELL.
+// loginShell is the shell whose login PATH hub asks as a last resort; zsh
+// on macOS when $SHELL is unset (its default, which GUI apps may lack).
 func loginShell(goos string, env agentspec.Env) string {
 	sh := env("SHELL")
 	switch {
@@ -390,8 +382,7 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 	return a
 }
 
-// findCatalog finds the catalogued programs on PATH or in the package
-// managers' install dirs, all in one pass.
+// findCatalog looks for every catalogued program in one pass.
 func (p *prober) findCatalog() {
 	var bins []string
 	for _, s := range p.o.Specs {
