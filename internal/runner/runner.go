@@ -31,7 +31,6 @@ import (
 // ErrUsage marks a bad command line or option.
 var ErrUsage = errors.New("usage error")
 
-// Format selects the stdout format.
 type Format string
 
 const (
@@ -39,7 +38,6 @@ const (
 	FormatJSONL Format = "jsonl"
 )
 
-// Options configures Run.
 type Options struct {
 	Name     string // the command's name in messages: a packager may rename hub ("": hub)
 	Registry *adapters.Registry
@@ -50,13 +48,10 @@ type Options struct {
 	Approve  conversation.Approve
 	// Ask, when set, answers what the rules leave open instead of Approve,
 	// and the agent asks before every side effect (/compare: the editor).
-	Ask conversation.Answerer
-	// Rules are the configured permission rules; AllowTools more allow
-	// patterns for this run (Claude syntax, --allow-tool).
+	Ask        conversation.Answerer
 	Rules      config.PermissionsConfig
-	AllowTools []string
-	// Grants, when set, are the durable grants ("always allow" answers the
-	// user kept in hub acp) the run honours in its project; nil: none.
+	AllowTools []string // more allow patterns for this run (Claude syntax)
+	// Grants are the "always allow" answers the user kept in hub acp; nil: none.
 	Grants *permission.Grants
 	Skills []string
 	// skills are the --skill skills found; allow the rules --allow-tool and
@@ -72,27 +67,21 @@ type Options struct {
 	// KeepSkills leaves natively placed skills in place after the run.
 	KeepSkills bool
 	Images     []string
-	// SystemPrompt replaces the agent's system prompt where it can be
-	// (--system-prompt); AppendSystemPrompt adds to it for every agent
-	// (--append-system-prompt).
+	// SystemPrompt replaces the agent's system prompt where it can be;
+	// AppendSystemPrompt adds to it for every agent.
 	SystemPrompt, AppendSystemPrompt string
 	ResumeID                         string
 	from                             *runRecord // the record of the session ResumeID names, if hub has it
-	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
-	// for an agent that keeps one (Capabilities.TurnBudget), else hub
-	// counts the agent's tool rounds;
-	// a run stopped by it exits conversation.ExitBudget. 0: none.
-	MaxTurns int
-	// MaxTokens and MaxCost (USD) stop a run that goes over them
-	// (--max-tokens, --max-cost), exiting conversation.ExitBudget. 0: none.
-	// Every budget is the run's: its turns and attempts share it.
+	// The budgets (0: none) are the run's, shared by its turns and attempts;
+	// one passed exits conversation.ExitBudget. MaxTurns is
+	// SessionOptions.MaxTurns for an agent with Capabilities.TurnBudget,
+	// else hub counts the agent's tool rounds. MaxCost is in USD.
+	MaxTurns  int
 	MaxTokens int64
 	MaxCost   float64
-	// OutputSchema, when set, is a JSON Schema (draft 2020-12, self-
-	// contained) the final answer must match (--output-schema): the agent
-	// is held to it its own way, hub validates the answer, gives an
-	// invalid one a repair turn and prints the valid JSON (Summary.Output);
-	// else the run exits conversation.ExitSchema.
+	// OutputSchema is a self-contained JSON Schema the final answer must
+	// match: an invalid one gets a repair turn, then the run exits
+	// conversation.ExitSchema.
 	OutputSchema json.RawMessage
 	schema       *jsonschema.Schema // OutputSchema compiled
 	// Continue resumes the agent's latest run in Cwd (--continue, or
@@ -118,8 +107,7 @@ type Options struct {
 	// Hooks are the configured command hooks; for an agent that does not
 	// run them itself they observe its Event stream. nil: none.
 	Hooks *hooks.Runner
-	// MCPServers go to the agent, those of a type it takes (/compare: the
-	// editor's).
+	// MCPServers go to the agent, those of a type it takes.
 	MCPServers []adapters.MCPServer
 	Format     Format
 	Prompt     string
@@ -180,13 +168,9 @@ func (o *Options) defaults() error {
 // Denial is a permission hub rejected on the user's behalf.
 type Denial = conversation.Refusal
 
-// Summary is the outcome of a run; jsonl prints it as the last line.
-//
-// stopReason ("" when the turn never ended), agentSessionId ("" when the
-// agent reported none), usage (null when unknown), filesChanged (null
-// outside a git repository or when no turn ran), durationMs, denied ([]
-// when none) and exitCode are always present; model, cost, error, detail,
-// output and warnings only when set.
+// Summary is the outcome of a run; jsonl prints it as the last line. A
+// field without omitempty is always there: "" or null when unknown or
+// none, but denied is [].
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent      string              `json:"agent"`
@@ -219,8 +203,7 @@ type Summary struct {
 	Attempts []Attempt `json:"attempts,omitempty"`
 	// Output is the final answer --output-schema validated, as JSON.
 	Output json.RawMessage `json:"output,omitempty"`
-	// Warnings are things that did not stop the run but may surprise,
-	// e.g. an agent that cannot ask for permission.
+	// Warnings did not stop the run but may surprise.
 	Warnings []string `json:"warnings,omitempty"`
 	// Answer is what text format prints on stdout: the final answer of a
 	// completed run (exit 0 or 6), else all the text that arrived. Not in
@@ -283,10 +266,8 @@ type Attempt struct {
 }
 
 // runChain runs the agent and, when it could not do the work, the
-// fallback agents (conversation.Fallbacks); the summary is the last
-// attempt's, naming the agent that answered and every agent the run
-// reached, those it passed over as unknown or not ready included. The
-// attempts share the run's budgets: none takes over once one is used up.
+// fallback agents; the summary is the last attempt's, with every attempt.
+// No agent takes over once a budget is used up.
 func runChain(ctx context.Context, o Options, out *output) Summary {
 	var attempts []Attempt
 	var s Summary
