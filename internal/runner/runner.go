@@ -56,17 +56,15 @@ type Options struct {
 	Skills []string
 	// skills are the --skill skills found; allow the rules --allow-tool and
 	// their allowed-tools add; notes what the run warns of about them.
-	skills []skills.Skill
-	allow  []permission.Rule
-	notes  []string
-	// SkillsUserDir overrides config.UserDir() for skill lookup.
-	SkillsUserDir string
+	skills        []skills.Skill
+	allow         []permission.Rule
+	notes         []string
+	SkillsUserDir string // overrides config.UserDir() for skill lookup
 	// TrustProject trusts the project's skills (--trust-project): their
 	// allowed-tools apply although 'hub trust' did not record them.
 	TrustProject bool
-	// KeepSkills leaves natively placed skills in place after the run.
-	KeepSkills bool
-	Images     []string
+	KeepSkills   bool // leave natively placed skills in place after the run
+	Images       []string
 	// SystemPrompt replaces the agent's system prompt where it can be;
 	// AppendSystemPrompt adds to it for every agent.
 	SystemPrompt, AppendSystemPrompt string
@@ -93,10 +91,8 @@ type Options struct {
 	// ProviderTimeout bounds how long a provider may keep failing before
 	// the next agent takes over (0: conversation.DefaultProviderTimeout).
 	ProviderTimeout time.Duration
-	// Fork continues a copy of ResumeID's session, leaving it as it was.
-	Fork bool
-	// Candidate names this run as one candidate of a best-of-N run: its
-	// jsonl lines carry it and its summary line is typed "candidate".
+	Fork            bool // continue a copy of ResumeID's session, leaving it as it was
+	// Candidate names this run as a best-of-N candidate in its jsonl lines.
 	Candidate string
 	// TranscriptDir keeps each run's conversation by the session id it
 	// printed (--resume ID with another agent briefs it); "": none.
@@ -113,16 +109,13 @@ type Options struct {
 	Prompt     string
 	ReadPrompt func() (string, error) // reads the prompt (stdin) while the agent starts, when Prompt is empty
 
-	Stdout io.Writer
-	Stderr io.Writer
+	Stdout, Stderr io.Writer
 	// StderrTTY enables the spinner and, unless NoColor, colours.
 	StderrTTY bool
 	NoColor   bool
-	// NoMask writes secrets as they are (--no-mask); otherwise stdout and
-	// stderr are masked with Mask (nil: mask.Default()).
-	NoMask bool
-	Mask   *mask.Masker
-	Log    zerolog.Logger
+	NoMask    bool         // else stdout and stderr are masked
+	Mask      *mask.Masker // nil: mask.Default()
+	Log       zerolog.Logger
 
 	// Signals, when set, interrupts the run like cancelling ctx does; a
 	// second signal skips the graceful wait.
@@ -175,17 +168,14 @@ type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent      string              `json:"agent"`
 	StopReason adapters.StopReason `json:"stopReason"`
-	// Budget names the limit that stopped the run: "turns", "tokens" or
-	// "cost" (exit 7).
+	// Budget names the limit that stopped the run: "turns", "tokens" or "cost".
 	Budget         string `json:"budget,omitempty"`
 	AgentSessionID string `json:"agentSessionId"`
-	// Model is the model the agent reported using, else the one asked for
-	// (--model); "" when neither is known.
+	// Model is the one the agent reported using, else the one asked for.
 	Model string `json:"model,omitempty"`
 	// Usage is summed over the run: every model request and every attempt.
 	Usage *adapters.Usage `json:"usage"`
-	// Cost is the run's cost in USD: the agents' report, else priced by
-	// conversation/prices.json when the model is in it.
+	// Cost is in USD: the agents' report, else conversation/prices.json's.
 	Cost *float64 `json:"cost,omitempty"`
 	// FilesChanged are the files in Cwd's git repository the run changed
 	// (whoever wrote them: an edit tool or a shell command); outside a git
