@@ -35,12 +35,9 @@ const cacheTTL, initTimeout = 10 * time.Minute, 20 * time.Second
 type Options struct {
 	Config   *config.Config
 	Registry *adapters.Registry // capabilities, optional
-	// Specs are the agent CLIs to check (adapters/all.DoctorSpecs()).
-	Specs []agentspec.Spec
-	// Agents restricts the report to these names.
-	Agents []string
-	// All also lists catalogued agents that are not installed.
-	All bool
+	Specs    []agentspec.Spec   // the agent CLIs to check (adapters/all.DoctorSpecs())
+	Agents   []string           // report only these
+	All      bool               // also list catalogued agents that are not installed
 	// Probe also asks GET {base}/models of native profiles, bypassing the
 	// cache (servers come and go).
 	Probe    bool
@@ -57,12 +54,11 @@ type Options struct {
 }
 
 type prober struct {
-	o      Options
-	env    map[string]string
-	home   string
-	native []openai.Named
-	// catalog maps each catalogued program found to its path.
-	catalog map[string]string
+	o       Options
+	env     map[string]string
+	home    string
+	native  []openai.Named
+	catalog map[string]string // each catalogued program found → its path
 }
 
 func newProber(o Options) *prober {
@@ -160,8 +156,7 @@ type job struct {
 	// bins are binaries whose mtime keys the cache; files likewise.
 	bins  []string
 	files []string
-	// acp is set for ACP agents, which may be asked initialize.
-	acp bool
+	acp   bool // an ACP agent, which may be asked initialize
 }
 
 func (p *prober) jobs() ([]job, error) {
@@ -394,9 +389,8 @@ func (p *prober) findCatalog() {
 	p.catalog = proc.FindProgramsFor(p.o.GOOS, bins, dirs, p.getenv("PATHEXT"))
 }
 
-// probeCatalog checks a catalogued agent; only one that findCatalog found
-// or the config names is looked for again (where locate says how it was
-// found), so an absent one costs no process.
+// probeCatalog checks a catalogued agent; only one that findCatalog found or
+// the config names is located again, so an absent one costs no process.
 func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, found, explicit bool) Agent {
 	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: agentspec.Auth{State: agentspec.AuthUnknown}}
 	a.ConfigDir = s.ConfigDir(p.getenv, p.home)

@@ -243,9 +243,8 @@ func table[T any](w io.Writer, header string, list []T, row func(T) string) {
 	_ = tw.Flush()
 }
 
-// parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to
-// exit 2 with one line naming the problem; ok is false when the command
-// should return code.
+// parseFlags maps -h to exit 0 (help on stderr) and a bad flag to exit 2
+// with one line naming it; ok is false when the command should return code.
 func (e *env) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return e.parseWith(fs, func() error { return fs.Parse(args) })
 }
