@@ -127,7 +127,8 @@ func chooseLogin(e *env) (string, int) {
 
 // authMethods are the terminal logins hub offers an editor: "hub login",
 // which asks for the agent (so there is one even with no agent installed),
-// then one per agent that can run here, has a login and is logged out.
+// then one per agent that can run here, has a login, and doctor finds
+// logged out.
 // Args follow 'hub acp ...'; the terminal-auth meta is a whole command.
 func authMethods(e *env) []schema.AuthMethod {
 	self, err := os.Executable()

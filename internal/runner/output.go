@@ -18,7 +18,7 @@ const EnvelopeVersion = 1
 
 // envelope is one jsonl line; every line starts {"v":1,"type":… and ends
 // with when hub wrote it (RFC 3339, milliseconds, UTC). A permission line
-// adds the decision hub took, why, and by what (PermissionDecision.By).
+// adds the decision hub took, why, and by what (adapters.Decision.By).
 type envelope struct {
 	V         int    `json:"v"`
 	Candidate string `json:"candidate,omitempty"`
