@@ -57,8 +57,7 @@ type globalFlags struct {
 type command struct {
 	run            func(ctx context.Context, e *env, args []string) int
 	help, examples string
-	// hidden commands are left out of help and completion (hub man).
-	hidden bool
+	hidden         bool // left out of help and completion (hub man)
 }
 
 var commands = map[string]command{}

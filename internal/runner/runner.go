@@ -50,10 +50,9 @@ type Options struct {
 	// and the agent asks before every side effect (/compare: the editor).
 	Ask        conversation.Answerer
 	Rules      config.PermissionsConfig
-	AllowTools []string // more allow patterns for this run (Claude syntax)
-	// Grants are the "always allow" answers the user kept in hub acp; nil: none.
-	Grants *permission.Grants
-	Skills []string
+	AllowTools []string           // more allow patterns for this run (Claude syntax)
+	Grants     *permission.Grants // "always allow" answers kept in hub acp; nil: none
+	Skills     []string
 	// skills are the --skill skills found; allow the rules --allow-tool and
 	// their allowed-tools add; notes what the run warns of about them.
 	skills        []skills.Skill
@@ -91,20 +90,16 @@ type Options struct {
 	// ProviderTimeout bounds how long a provider may keep failing before
 	// the next agent takes over (0: conversation.DefaultProviderTimeout).
 	ProviderTimeout time.Duration
-	Fork            bool // continue a copy of ResumeID's session, leaving it as it was
-	// Candidate names this run as a best-of-N candidate in its jsonl lines.
-	Candidate string
+	Fork            bool   // continue a copy of ResumeID's session, leaving it as it was
+	Candidate       string // a best-of-N candidate's name, carried by its jsonl lines
 	// TranscriptDir keeps each run's conversation by the session id it
 	// printed (--resume ID with another agent briefs it); "": none.
 	TranscriptDir string
-	// AuditDir, when set (config transcripts = true), gets the run's
-	// normalized Event stream as a JSONL transcript (internal/transcript).
-	AuditDir string
+	AuditDir      string // config transcripts = true: the Event stream goes there as JSONL
 	// Hooks are the configured command hooks; for an agent that does not
 	// run them itself they observe its Event stream. nil: none.
-	Hooks *hooks.Runner
-	// MCPServers go to the agent, those of a type it takes.
-	MCPServers []adapters.MCPServer
+	Hooks      *hooks.Runner
+	MCPServers []adapters.MCPServer // those of a type the agent takes go to it
 	Format     Format
 	Prompt     string
 	ReadPrompt func() (string, error) // reads the prompt (stdin) while the agent starts, when Prompt is empty
