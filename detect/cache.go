@@ -20,9 +20,8 @@ const cacheFile = "doctor-v2.json"
 // baseEnv are the variables every report depends on.
 var baseEnv = []string{"PATH", "PATHEXT", "SHELL", "HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "SCOOP", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
 
-// cacheEntries is how many reports the cache keeps: one per recent set of
-// options (a full report, `--agent X`, `--probe`) so switching between them
-// does not probe again.
+// cacheEntries is how many reports the cache keeps, one per recent set of
+// options, so switching between them does not probe again.
 const cacheEntries = 8
 
 type cacheEntry struct {

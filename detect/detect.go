@@ -35,40 +35,32 @@ const cacheTTL, initTimeout = 10 * time.Minute, 20 * time.Second
 type Options struct {
 	Config   *config.Config
 	Registry *adapters.Registry // capabilities, optional
-	// Specs are the agent CLIs to check (adapters/all.DoctorSpecs()).
-	Specs []agentspec.Spec
-	// Agents restricts the report to these names.
-	Agents []string
-	// All also lists catalogued agents that are not installed.
-	All bool
-	// Probe also asks GET {base}/models of native profiles; a probed
-	// report is neither read from nor written to the cache (servers come
-	// and go).
-	Probe   bool
-	Refresh bool // ignore the cache
-	Timeout time.Duration
-	// Env is the probed environment in os.Environ form; nil means os.Environ().
-	Env      []string
+	Specs    []agentspec.Spec   // the agent CLIs to check (adapters/all.DoctorSpecs())
+	Agents   []string           // report only these
+	All      bool               // also list catalogued agents that are not installed
+	// Probe also asks GET {base}/models of native profiles, bypassing the
+	// cache (servers come and go).
+	Probe    bool
+	Refresh  bool // ignore the cache
+	Timeout  time.Duration
+	Env      []string // os.Environ form
 	CacheDir string
-	// NoCache disables reading and writing the cache.
-	NoCache bool
-	HTTP    *http.Client
-	Now     func() time.Time
+	NoCache  bool // neither read nor write the cache
+	HTTP     *http.Client
+	Now      func() time.Time
 	// GOOS picks the OS's lookup rules (PATHEXT, known install dirs, login
 	// shell); "" means this machine's.
 	GOOS string
 }
 
 type prober struct {
-	o      Options
-	env    map[string]string
-	home   string
-	native []openai.Named
-	// catalog maps each catalogued program found to its path.
-	catalog map[string]string
+	o       Options
+	env     map[string]string
+	home    string
+	native  []openai.Named
+	catalog map[string]string // each catalogued program found → its path
 }
 
-// newProber probes with o, its zero values filled in.
 func newProber(o Options) *prober {
 	o.Config, o.GOOS = cmp.Or(o.Config, &config.Config{}), cmp.Or(o.GOOS, runtime.GOOS)
 	o.Timeout = cmp.Or(max(o.Timeout, 0), 5*time.Second)
@@ -90,13 +82,10 @@ func newProber(o Options) *prober {
 	return p
 }
 
-// lookPath finds bin on the probed PATH.
 func (p *prober) lookPath(bin string) string {
 	return proc.LookPathFor(p.o.GOOS, bin, p.getenv("PATH"), p.getenv("PATHEXT"))
 }
 
-// homeDir is the user's home in the probed environment: HOME, else on
-// Windows USERPROFILE.
 func homeDir(goos string, env agentspec.Env) string {
 	if h := env("HOME"); h != "" || goos != "windows" {
 		return h
@@ -104,9 +93,8 @@ func homeDir(goos string, env agentspec.Env) string {
 	return env("USERPROFILE")
 }
 
-// loginShell is the shell whose login PATH hub asks as a last resort: the
-// user's $SHELL, else zsh on macOS (its default, which GUI apps may not
-// have in $SHELL); none on Windows, nor on Linux without $SHELL.
+// loginShell is the shell whose login PATH hub asks as a last resort; zsh
+// on macOS when $SHELL is unset (its default, which GUI apps may lack).
 func loginShell(goos string, env agentspec.Env) string {
 	sh := env("SHELL")
 	switch {
@@ -168,8 +156,7 @@ type job struct {
 	// bins are binaries whose mtime keys the cache; files likewise.
 	bins  []string
 	files []string
-	// acp is set for ACP agents, which may be asked initialize.
-	acp bool
+	acp   bool // an ACP agent, which may be asked initialize
 }
 
 func (p *prober) jobs() ([]job, error) {
@@ -390,8 +377,7 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 	return a
 }
 
-// findCatalog finds the catalogued programs on PATH or in the package
-// managers' install dirs, all in one pass.
+// findCatalog looks for every catalogued program in one pass.
 func (p *prober) findCatalog() {
 	var bins []string
 	for _, s := range p.o.Specs {
@@ -403,9 +389,8 @@ func (p *prober) findCatalog() {
 	p.catalog = proc.FindProgramsFor(p.o.GOOS, bins, dirs, p.getenv("PATHEXT"))
 }
 
-// probeCatalog checks a catalogued agent; only one that findCatalog found
-// or the config names is looked for again (where locate says how it was
-// found), so an absent one costs no process.
+// probeCatalog checks a catalogued agent; only one that findCatalog found or
+// the config names is located again, so an absent one costs no process.
 func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, found, explicit bool) Agent {
 	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: agentspec.Auth{State: agentspec.AuthUnknown}}
 	a.ConfigDir = s.ConfigDir(p.getenv, p.home)

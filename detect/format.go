@@ -10,11 +10,9 @@ import (
 	"github.com/hubdev/hub/adapters/agentspec"
 )
 
-// Format writes the human report, readable at 80 columns: one row per
-// agent, then indented endpoint, warning and fix lines. Shipped native
-// presets the user has not set up (no key, local server not checked or not
-// answering, azure without a base_url) are folded into summary lines at the
-// end unless the report holds only one agent; --json lists every one.
+// Format writes the human report within 80 columns. Shipped native presets
+// the user has not set up fold into summary lines at the end unless the
+// report holds only one agent; --json lists every one.
 func Format(w io.Writer, r *Report, color bool) {
 	paint := painter(color)
 	fmt.Fprintf(w, "%-12s %-10s %-10s %s\n", "AGENT", "STATUS", "VERSION", "AUTH")
@@ -136,8 +134,7 @@ func hostPort(base string) string {
 	return host
 }
 
-// wrapList prints title and comma-separated items (commas added in place)
-// within 80 columns.
+// wrapList prints title and items within 80 columns, adding commas in place.
 func wrapList(w io.Writer, title string, items []string) {
 	if len(items) == 0 {
 		return
@@ -165,10 +162,7 @@ func wrapped(title string, items []string) []string {
 }
 
 // FormatDetails writes one block per agent with everything the report
-// knows: path and how it was found, version against the supported range,
-// config and skills dirs, auth and what decides it, endpoint,
-// capabilities, warnings and the fix. `hub doctor --agent NAME` and
-// `hub doctor -v` print it.
+// knows (`hub doctor --agent NAME`, `hub doctor -v`).
 func FormatDetails(w io.Writer, r *Report, color bool) {
 	paint := painter(color)
 	for i, a := range r.Agents {
@@ -271,9 +265,8 @@ func capsLine(c *adapters.Capabilities) string {
 	return strings.Join(out, ", ")
 }
 
-// formatFooter prints how the native loop's bash tool runs, within 80
-// columns, with a warning colour when it is not sandboxed, and when the
-// report came from the cache.
+// formatFooter prints the native loop's sandbox (warning colour when there
+// is none) and whether the report came from the cache.
 func formatFooter(w io.Writer, r *Report, paint func(code, s string) string) {
 	if r.NativeSandbox != "" {
 		const label = "native loop sandbox:"

@@ -14,10 +14,8 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// probeNative checks one native profile: "openai" (env over the preset), a
-// [providers.NAME] profile, or a shipped preset of adapters/openai that the
-// config does not mention (openai.Profiles lists them, so doctor reports
-// exactly what hub can register).
+// probeNative checks one profile of openai.Profiles, so doctor reports
+// exactly what hub can register.
 func (p *prober) probeNative(ctx context.Context, j openai.Named) Agent {
 	prof := j.Profile
 	pc, configured := p.o.Config.Providers[j.Name]

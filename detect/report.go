@@ -1,9 +1,7 @@
-// Package detect answers "can hub run this agent here, and if not, why?":
-// it finds each agent CLI (on PATH, or through a login shell for nvm/fnm/
-// volta installs a GUI editor cannot see), reads its version, config and
-// skills dirs and auth state from files and environment, checks native
-// provider profiles, and caches the report. Probes run in parallel, each
-// under its own timeout, and never run interactive commands.
+// Package detect answers "can hub run this agent here, and if not, why?"
+// (hub doctor). It also looks through a login shell, for nvm/fnm/volta
+// installs a GUI editor cannot see; probes run in parallel, each under its
+// own timeout, and never run interactive commands.
 package detect
 
 import (
@@ -16,24 +14,17 @@ import (
 // SchemaVersion is Report.Schema; it changes only on incompatible edits.
 const SchemaVersion = 1
 
-// Report is what `hub doctor --json` prints.
-//
-// Schema (version 1): an object with "schema" (1), "generatedAt" (RFC 3339),
-// "cached" (true when served from the cache) and "agents", an array of Agent
-// sorted by name. Fields may be added; none is removed or retyped without a
-// schema bump.
+// Report is what `hub doctor --json` prints, Agents sorted by name. Fields
+// may be added; none is removed or retyped without a SchemaVersion bump.
 type Report struct {
 	Schema      int       `json:"schema"`
 	GeneratedAt time.Time `json:"generatedAt"`
 	Cached      bool      `json:"cached"`
 	Agents      []Agent   `json:"agents"`
-	// NativeSandbox says in one line how the native loop's bash tool is
-	// confined, e.g. "workspace-write, network off (/usr/bin/bwrap)" or
-	// "not sandboxed: bwrap not found; …" (never cached; absent when the
-	// report holds no native agent).
+	// NativeSandbox is e.g. "workspace-write, network off (/usr/bin/bwrap)"
+	// or "not sandboxed: …"; never cached, absent without a native agent.
 	NativeSandbox string `json:"nativeSandbox,omitempty"`
-	// Personas are hub doctor's checks of the persona files visible here
-	// (never cached; absent when there are none).
+	// Personas are never cached.
 	Personas []Persona `json:"personas,omitempty"`
 }
 
@@ -43,9 +34,8 @@ type Persona struct {
 	Name    string `json:"name,omitempty"`
 	File    string `json:"file"`
 	Backend string `json:"backend,omitempty"`
-	// State is personas.Adapter.Verdict's ("ready", "untrusted", "cannot
-	// run", "not ready"), or "not used" (it does not parse, or another file
-	// has its name).
+	// State is personas.Adapter.Verdict's, or "not used" (it does not
+	// parse, or another file has its name).
 	State    string   `json:"state"`
 	Problems []string `json:"problems,omitempty"`
 }
@@ -53,12 +43,10 @@ type Persona struct {
 // Agent is the verdict for one agent.
 type Agent struct {
 	Name string `json:"name"`
-	// Kind is "cli" (claude, codex, gemini, qodercli, pi), "acp" (an agent
-	// from [agents.NAME] with protocol = "acp") or "native" (an
-	// OpenAI-compatible provider profile).
+	// Kind is "cli", "acp" (catalogued, or [agents.NAME] protocol = "acp")
+	// or "native" (an OpenAI-compatible provider profile).
 	Kind string `json:"kind"`
-	// Catalog is true for an agent of hub's built-in catalogue of ACP
-	// agents (kind "acp"), found with no configuration.
+	// Catalog marks an agent of hub's built-in catalogue of ACP agents.
 	Catalog bool `json:"catalog,omitempty"`
 	// Ready is true when hub can start the agent now; `hub doctor --agent
 	// NAME` exits 1 when it is false.
@@ -69,24 +57,21 @@ type Agent struct {
 	// PATH), "login-shell" or "config" (an explicit command).
 	FoundVia string `json:"foundVia,omitempty"`
 	Version  string `json:"version,omitempty"`
-	// VersionFrom is "package.json" (read from the npm package the binary
-	// belongs to, without running it) or "--version".
+	// VersionFrom is "package.json" (the binary's npm package) or "--version".
 	VersionFrom string `json:"versionFrom,omitempty"`
-	// TestedRange is the version range hub supports, e.g. ">=2.1.0 <3.0.0";
-	// VersionStatus compares Version with it.
-	TestedRange string `json:"testedRange,omitempty"`
-	// TestedVersion is the exact version the adapter was last tested with.
+	// TestedRange is the range hub supports, e.g. ">=2.1.0 <3.0.0";
+	// TestedVersion the exact release the adapter was tested with.
+	TestedRange   string `json:"testedRange,omitempty"`
 	TestedVersion string `json:"testedVersion,omitempty"`
 	// VersionStatus is "ok", "too_old" (below TestedRange: not ready),
 	// "newer_than_tested" (above it: ready, with a warning), "unknown" or
 	// "timeout" (`--version` did not answer: not ready).
-	VersionStatus string         `json:"versionStatus,omitempty"`
-	ConfigDir     string         `json:"configDir,omitempty"`
-	SkillsDir     string         `json:"skillsDir,omitempty"`
-	Auth          agentspec.Auth `json:"auth"`
-	// Endpoint is set for native provider profiles.
-	Endpoint     *Endpoint              `json:"endpoint,omitempty"`
-	Capabilities *adapters.Capabilities `json:"capabilities,omitempty"`
+	VersionStatus string                 `json:"versionStatus,omitempty"`
+	ConfigDir     string                 `json:"configDir,omitempty"`
+	SkillsDir     string                 `json:"skillsDir,omitempty"`
+	Auth          agentspec.Auth         `json:"auth"`
+	Endpoint      *Endpoint              `json:"endpoint,omitempty"`
+	Capabilities  *adapters.Capabilities `json:"capabilities,omitempty"`
 	// Warnings are things that work but may surprise (billing, PATH).
 	Warnings []string `json:"warnings,omitempty"`
 	// Fix is one command or step that resolves the main problem.
@@ -105,9 +90,9 @@ type Endpoint struct {
 	// Configured is true for a [providers.NAME] profile (or
 	// [providers.openai]); false for a shipped preset or env-only "openai".
 	Configured bool `json:"configured"`
-	// Local is true for local-server presets, which need no API key.
+	// Local servers need no API key.
 	Local bool `json:"local,omitempty"`
-	// Probed is true when --probe asked GET {baseUrl}/models.
+	// Probed: --probe asked GET {baseUrl}/models.
 	Probed    bool   `json:"probed"`
 	Reachable bool   `json:"reachable"`
 	Status    string `json:"status,omitempty"` // HTTP status or error

@@ -59,7 +59,6 @@ var helpFiles embed.FS
 // usage is hub --help.
 var usage = helpFile("hub")
 
-// helpFile is help/NAME.txt.
 func helpFile(name string) string {
 	b, _ := helpFiles.ReadFile("help/" + name + ".txt")
 	return string(b)

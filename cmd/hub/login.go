@@ -126,11 +126,10 @@ func chooseLogin(e *env) (string, int) {
 }
 
 // authMethods are the terminal logins hub offers an editor: "hub login",
-// which asks for the agent (so a client always has one, even in a fresh
-// HOME with no agent installed), then one per agent that can run here,
-// has a login, and is not logged in by doctor's account (its config files
-// and env). Args follow the editor's 'hub acp ...' command; the
-// terminal-auth meta is a whole command, hub itself.
+// which asks for the agent (so there is one even with no agent installed),
+// then one per agent that can run here, has a login, and doctor finds
+// logged out.
+// Args follow 'hub acp ...'; the terminal-auth meta is a whole command.
 func authMethods(e *env) []schema.AuthMethod {
 	self, err := os.Executable()
 	if err != nil {

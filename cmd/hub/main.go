@@ -57,8 +57,7 @@ type globalFlags struct {
 type command struct {
 	run            func(ctx context.Context, e *env, args []string) int
 	help, examples string
-	// hidden commands are left out of help and completion (hub man).
-	hidden bool
+	hidden         bool // left out of help and completion (hub man)
 }
 
 var commands = map[string]command{}
@@ -219,15 +218,13 @@ func (e *env) flagSet(name string) *flag.FlagSet {
 	return fs
 }
 
-// fail writes a message (named, format and a as for Printf) on stderr and
-// returns code, for a command that stops there.
+// fail writes the message (named) on stderr and returns code.
 func (e *env) fail(code int, format string, a ...any) int {
 	fmt.Fprintf(e.stderr, named(format), a...)
 	return code
 }
 
-// printJSON writes v indented, as every --json flag prints, and returns
-// exitOK.
+// printJSON writes v indented, as every --json flag prints.
 func printJSON(w io.Writer, v any) int {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -235,8 +232,7 @@ func printJSON(w io.Writer, v any) int {
 	return exitOK
 }
 
-// table writes header and one tab-separated row per element of list, as
-// aligned columns, as every list a command prints.
+// table writes header and a tab-separated row per element as aligned columns.
 func table[T any](w io.Writer, header string, list []T, row func(T) string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, header)
@@ -246,9 +242,8 @@ func table[T any](w io.Writer, header string, list []T, row func(T) string) {
 	_ = tw.Flush()
 }
 
-// parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to
-// exit 2 with one line naming the problem; ok is false when the command
-// should return code.
+// parseFlags maps -h to exit 0 (help on stderr) and a bad flag to exit 2
+// with one line naming it; ok is false when the command should return code.
 func (e *env) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return e.parseWith(fs, func() error { return fs.Parse(args) })
 }

@@ -180,7 +180,6 @@ func promptArgs(rest []string, stdin io.Reader) (prompt string, fromStdin bool, 
 	return p, false, nil
 }
 
-// readStdinPrompt reads the whole prompt from stdin.
 func readStdinPrompt(stdin io.Reader) (string, error) {
 	data, err := io.ReadAll(stdin)
 	if err != nil {

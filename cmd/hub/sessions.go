@@ -127,8 +127,7 @@ func showSession(e *env, id string, asJSON bool) int {
 }
 
 // removeSession removes a session from the index and its transcripts: the
-// one under its id, and its agent's own (the native loop's, an audited
-// run's) under the agent session id.
+// one under its id, and its agent's own under the agent session id.
 func removeSession(e *env, st *acp.Store, id string) int {
 	ids := []string{id}
 	rec, _ := st.Get(id)

@@ -53,11 +53,10 @@ func (o Options) Usable() error {
 	return o.defaults()
 }
 
-// RunCandidate runs best of N candidate c as the hub run o (hub run's own
-// options, every budget its own) with c's agent, model, worktree, prompt,
-// name, answerer, MCP servers and lines. A candidate is one agent, so it
-// never falls back; durable grants name the user's project, not its
-// worktree; the signals and the processes left are the best of N run's.
+// RunCandidate runs best of N candidate c as the hub run o (every budget
+// its own) with c's agent, worktree, prompt and the like. A candidate never
+// falls back; durable grants name the user's project, not its worktree;
+// the signals and the processes left are the best of N run's.
 func (o Options) RunCandidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
 	o.Agent, o.Model, o.Cwd, o.Prompt, o.ReadPrompt, o.Candidate, o.Ask = c.Agent, c.Model, c.Cwd, c.Prompt, nil, c.Name, c.Ask
 	o.MCPServers = c.MCPServers

@@ -8,14 +8,11 @@ import (
 	"github.com/hubdev/hub/conversation"
 )
 
-// budget stops a run at --max-tokens (input and output tokens), --max-cost
-// (USD: the agent's own report, else the price table's) or --max-turns
-// (tool rounds, which hub counts unless the agent keeps the budget of its
-// turn itself), each summed over the run: every turn of every attempt, the
-// --output-schema repair turn and the --fallback agents' included. Each
-// attempt has one, carrying what the attempts before it used. The first
-// check over a limit signals hit once; the run then cancels the turn
-// gracefully, keeping what arrived.
+// budget stops a run at --max-tokens, --max-cost (the agent's report, else
+// the price table's) or --max-turns (tool rounds hub counts, unless the
+// agent keeps its own turn budget), each summed over every turn of every
+// attempt. The first check over a limit signals hit once; the run then
+// cancels the turn gracefully, keeping what arrived.
 type budget struct {
 	limits Options              // the run's: MaxTokens, MaxCost, MaxTurns
 	model  string               // the model asked for (Digest.Spent)
@@ -80,9 +77,8 @@ func (b *budget) round(ev adapters.Event) {
 }
 
 // over names the first limit the run passed, with its kind; "" when none.
-// A limit is passed when the run used more than it (README: "stop a run
-// that passes them"): a budget used exactly stops nothing, and a fallback
-// agent may still take over.
+// A budget used exactly is not passed (README: "stop a run that passes
+// them"), so a fallback agent may still take over.
 func (b *budget) over() (why, kind string) {
 	switch tokens, cost := b.used(); {
 	case b.limits.MaxTokens > 0 && tokens > b.limits.MaxTokens:

@@ -16,12 +16,9 @@ import (
 // EnvelopeVersion is the "v" of every jsonl line.
 const EnvelopeVersion = 1
 
-// envelope is one jsonl line: "v", the best-of-N candidate it belongs to,
-// the event's own fields, for a permission the decision hub took, why
-// ("--approve read-only", "denied by permissions.rules[2]", "hard deny: …")
-// and by what ("hard deny", "rule", "grant", "always", "hook", "skill",
-// "--allow-tool", "--approve", "user", "hub"), then when hub wrote it
-// (RFC 3339, milliseconds, UTC): every line starts {"v":1,"type":…
+// envelope is one jsonl line; every line starts {"v":1,"type":… and ends
+// with when hub wrote it (RFC 3339, milliseconds, UTC). A permission line
+// adds the decision hub took, why, and by what (adapters.Decision.By).
 type envelope struct {
 	V         int    `json:"v"`
 	Candidate string `json:"candidate,omitempty"`
@@ -32,8 +29,7 @@ type envelope struct {
 	TS       string                       `json:"ts"`
 }
 
-// head starts hub's own jsonl lines (a turn's start and end, a fallback,
-// the summary).
+// head starts hub's own jsonl lines.
 type head struct {
 	V         int    `json:"v"`
 	Type      string `json:"type"`

@@ -188,9 +188,8 @@ func (r *run) closeAgent() {
 }
 
 // watched runs f while an interrupt, the timeout or a budget cancels the
-// run (the start, the turn), which then has the grace period to end, so
-// what the agent says while stopping is kept; a second interrupt closes
-// the agent session at once.
+// run, which then has the grace period to end, keeping what the agent says
+// while stopping; a second interrupt closes the agent session at once.
 func (r *run) watched(f func()) {
 	ended, watched := make(chan struct{}), make(chan struct{})
 	go func() {

@@ -31,7 +31,6 @@ import (
 // ErrUsage marks a bad command line or option.
 var ErrUsage = errors.New("usage error")
 
-// Format selects the stdout format.
 type Format string
 
 const (
@@ -39,7 +38,6 @@ const (
 	FormatJSONL Format = "jsonl"
 )
 
-// Options configures Run.
 type Options struct {
 	Name     string // the command's name in messages: a packager may rename hub ("": hub)
 	Registry *adapters.Registry
@@ -50,49 +48,37 @@ type Options struct {
 	Approve  conversation.Approve
 	// Ask, when set, answers what the rules leave open instead of Approve,
 	// and the agent asks before every side effect (/compare: the editor).
-	Ask conversation.Answerer
-	// Rules are the configured permission rules; AllowTools more allow
-	// patterns for this run (Claude syntax, --allow-tool).
+	Ask        conversation.Answerer
 	Rules      config.PermissionsConfig
-	AllowTools []string
-	// Grants, when set, are the durable grants ("always allow" answers the
-	// user kept in hub acp) the run honours in its project; nil: none.
-	Grants *permission.Grants
-	Skills []string
+	AllowTools []string           // more allow patterns for this run (Claude syntax)
+	Grants     *permission.Grants // "always allow" answers kept in hub acp; nil: none
+	Skills     []string
 	// skills are the --skill skills found; allow the rules --allow-tool and
 	// their allowed-tools add; notes what the run warns of about them.
-	skills []skills.Skill
-	allow  []permission.Rule
-	notes  []string
-	// SkillsUserDir overrides config.UserDir() for skill lookup.
-	SkillsUserDir string
+	skills        []skills.Skill
+	allow         []permission.Rule
+	notes         []string
+	SkillsUserDir string // overrides config.UserDir() for skill lookup
 	// TrustProject trusts the project's skills (--trust-project): their
 	// allowed-tools apply although 'hub trust' did not record them.
 	TrustProject bool
-	// KeepSkills leaves natively placed skills in place after the run.
-	KeepSkills bool
-	Images     []string
-	// SystemPrompt replaces the agent's system prompt where it can be
-	// (--system-prompt); AppendSystemPrompt adds to it for every agent
-	// (--append-system-prompt).
+	KeepSkills   bool // leave natively placed skills in place after the run
+	Images       []string
+	// SystemPrompt replaces the agent's system prompt where it can be;
+	// AppendSystemPrompt adds to it for every agent.
 	SystemPrompt, AppendSystemPrompt string
 	ResumeID                         string
 	from                             *runRecord // the record of the session ResumeID names, if hub has it
-	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
-	// for an agent that keeps one (Capabilities.TurnBudget), else hub
-	// counts the agent's tool rounds;
-	// a run stopped by it exits conversation.ExitBudget. 0: none.
-	MaxTurns int
-	// MaxTokens and MaxCost (USD) stop a run that goes over them
-	// (--max-tokens, --max-cost), exiting conversation.ExitBudget. 0: none.
-	// Every budget is the run's: its turns and attempts share it.
+	// The budgets (0: none) are the run's, shared by its turns and attempts;
+	// one passed exits conversation.ExitBudget. MaxTurns is
+	// SessionOptions.MaxTurns for an agent with Capabilities.TurnBudget,
+	// else hub counts the agent's tool rounds. MaxCost is in USD.
+	MaxTurns  int
 	MaxTokens int64
 	MaxCost   float64
-	// OutputSchema, when set, is a JSON Schema (draft 2020-12, self-
-	// contained) the final answer must match (--output-schema): the agent
-	// is held to it its own way, hub validates the answer, gives an
-	// invalid one a repair turn and prints the valid JSON (Summary.Output);
-	// else the run exits conversation.ExitSchema.
+	// OutputSchema is a self-contained JSON Schema the final answer must
+	// match: an invalid one gets a repair turn, then the run exits
+	// conversation.ExitSchema.
 	OutputSchema json.RawMessage
 	schema       *jsonschema.Schema // OutputSchema compiled
 	// Continue resumes the agent's latest run in Cwd (--continue, or
@@ -104,37 +90,27 @@ type Options struct {
 	// ProviderTimeout bounds how long a provider may keep failing before
 	// the next agent takes over (0: conversation.DefaultProviderTimeout).
 	ProviderTimeout time.Duration
-	// Fork continues a copy of ResumeID's session, leaving it as it was.
-	Fork bool
-	// Candidate names this run as one candidate of a best-of-N run: its
-	// jsonl lines carry it and its summary line is typed "candidate".
-	Candidate string
+	Fork            bool   // continue a copy of ResumeID's session, leaving it as it was
+	Candidate       string // a best-of-N candidate's name, carried by its jsonl lines
 	// TranscriptDir keeps each run's conversation by the session id it
 	// printed (--resume ID with another agent briefs it); "": none.
 	TranscriptDir string
-	// AuditDir, when set (config transcripts = true), gets the run's
-	// normalized Event stream as a JSONL transcript (internal/transcript).
-	AuditDir string
+	AuditDir      string // config transcripts = true: the Event stream goes there as JSONL
 	// Hooks are the configured command hooks; for an agent that does not
 	// run them itself they observe its Event stream. nil: none.
-	Hooks *hooks.Runner
-	// MCPServers go to the agent, those of a type it takes (/compare: the
-	// editor's).
-	MCPServers []adapters.MCPServer
+	Hooks      *hooks.Runner
+	MCPServers []adapters.MCPServer // those of a type the agent takes go to it
 	Format     Format
 	Prompt     string
 	ReadPrompt func() (string, error) // reads the prompt (stdin) while the agent starts, when Prompt is empty
 
-	Stdout io.Writer
-	Stderr io.Writer
+	Stdout, Stderr io.Writer
 	// StderrTTY enables the spinner and, unless NoColor, colours.
 	StderrTTY bool
 	NoColor   bool
-	// NoMask writes secrets as they are (--no-mask); otherwise stdout and
-	// stderr are masked with Mask (nil: mask.Default()).
-	NoMask bool
-	Mask   *mask.Masker
-	Log    zerolog.Logger
+	NoMask    bool         // else stdout and stderr are masked
+	Mask      *mask.Masker // nil: mask.Default()
+	Log       zerolog.Logger
 
 	// Signals, when set, interrupts the run like cancelling ctx does; a
 	// second signal skips the graceful wait.
@@ -180,28 +156,21 @@ func (o *Options) defaults() error {
 // Denial is a permission hub rejected on the user's behalf.
 type Denial = conversation.Refusal
 
-// Summary is the outcome of a run; jsonl prints it as the last line.
-//
-// stopReason ("" when the turn never ended), agentSessionId ("" when the
-// agent reported none), usage (null when unknown), filesChanged (null
-// outside a git repository or when no turn ran), durationMs, denied ([]
-// when none) and exitCode are always present; model, cost, error, detail,
-// output and warnings only when set.
+// Summary is the outcome of a run; jsonl prints it as the last line. A
+// field without omitempty is always there: "" or null when unknown or
+// none, but denied is [].
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent      string              `json:"agent"`
 	StopReason adapters.StopReason `json:"stopReason"`
-	// Budget names the limit that stopped the run: "turns", "tokens" or
-	// "cost" (exit 7).
+	// Budget names the limit that stopped the run: "turns", "tokens" or "cost".
 	Budget         string `json:"budget,omitempty"`
 	AgentSessionID string `json:"agentSessionId"`
-	// Model is the model the agent reported using, else the one asked for
-	// (--model); "" when neither is known.
+	// Model is the one the agent reported using, else the one asked for.
 	Model string `json:"model,omitempty"`
 	// Usage is summed over the run: every model request and every attempt.
 	Usage *adapters.Usage `json:"usage"`
-	// Cost is the run's cost in USD: the agents' report, else priced by
-	// conversation/prices.json when the model is in it.
+	// Cost is in USD: the agents' report, else conversation/prices.json's.
 	Cost *float64 `json:"cost,omitempty"`
 	// FilesChanged are the files in Cwd's git repository the run changed
 	// (whoever wrote them: an edit tool or a shell command); outside a git
@@ -219,8 +188,7 @@ type Summary struct {
 	Attempts []Attempt `json:"attempts,omitempty"`
 	// Output is the final answer --output-schema validated, as JSON.
 	Output json.RawMessage `json:"output,omitempty"`
-	// Warnings are things that did not stop the run but may surprise,
-	// e.g. an agent that cannot ask for permission.
+	// Warnings did not stop the run but may surprise.
 	Warnings []string `json:"warnings,omitempty"`
 	// Answer is what text format prints on stdout: the final answer of a
 	// completed run (exit 0 or 6), else all the text that arrived. Not in
@@ -283,10 +251,8 @@ type Attempt struct {
 }
 
 // runChain runs the agent and, when it could not do the work, the
-// fallback agents (conversation.Fallbacks); the summary is the last
-// attempt's, naming the agent that answered and every agent the run
-// reached, those it passed over as unknown or not ready included. The
-// attempts share the run's budgets: none takes over once one is used up.
+// fallback agents; the summary is the last attempt's, with every attempt.
+// No agent takes over once a budget is used up.
 func runChain(ctx context.Context, o Options, out *output) Summary {
 	var attempts []Attempt
 	var s Summary

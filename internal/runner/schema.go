@@ -83,8 +83,7 @@ func firstError(err error) string {
 	return oneLine(ve.Error())
 }
 
-// stripFence drops a Markdown code fence (```json … ```) wrapping the
-// whole answer.
+// stripFence drops a Markdown code fence wrapping the whole answer.
 func stripFence(s string) string {
 	s = strings.TrimSpace(s)
 	body, ok := strings.CutPrefix(s, "```")
@@ -112,9 +111,8 @@ func schemaPrompt(so *adapters.SessionOptions, o Options, caps adapters.Capabili
 }
 
 // conform validates the final answer of a turn that ended normally. An
-// invalid or missing answer gets one repair turn on the same session,
-// through the same pipeline (hooks, audit, interrupts, the timeout,
-// budgets); a repaired answer that still does not match sets schemaErr.
+// invalid or missing one gets one repair turn through the same pipeline;
+// a repaired answer that still does not match sets schemaErr.
 func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 	if r.o.schema == nil || !r.endedWell() {
 		return

@@ -24,11 +24,9 @@ const (
 	maxTranscripts = 500        // the transcripts kept: the newest win
 )
 
-// runRecord is what hub keeps of a run's conversation, by the agent
-// session id the run printed (Meta.ID; Meta.Cwd is canonical, for
-// --continue): enough to brief another agent that continues it (hub run
-// --resume ID --agent OTHER). It is a transcript of two records, the
-// session and its brief.
+// runRecord is what hub keeps of a run's conversation, by the agent session
+// id the run printed: enough to brief another agent that continues it (hub
+// run --resume ID --agent OTHER). Meta.Cwd is canonical, for --continue.
 type runRecord struct {
 	transcript.Meta
 	Brief handover.Brief
@@ -107,8 +105,7 @@ func (r *run) saveTranscript(prompt string) {
 }
 
 // resolveResume turns --continue (or --resume last) into the session id of
-// the agent's latest run in the working directory, from the transcripts,
-// and reads the record of the session the run resumes.
+// the agent's latest run in Cwd, and reads the record of the session resumed.
 func (o *Options) resolveResume() error {
 	if o.ResumeID == ResumeLast {
 		o.ResumeID, o.Continue = "", true
