@@ -47,8 +47,7 @@ type codexChange struct {
 	Diff string          `json:"diff"`
 }
 
-// codexChangeKind is app-server's kind object, or exec's plain string (its
-// type).
+// codexChangeKind is app-server's kind object or exec's plain string (its type).
 type codexChangeKind struct {
 	Type     string  `json:"type"`
 	MovePath *string `json:"move_path"`
@@ -120,7 +119,7 @@ func codexReasoningText(it codexItem) string {
 	return cmp.Or(it.Text, strings.Join(append(it.Summary, it.Content...), "\n\n"))
 }
 
-// finalText emits a completed message only when no deltas carried it.
+// finalText is a completed message that no deltas carried.
 func (d *CodexDecoder) finalText(it codexItem, typ adapters.EventType, text string, completed bool) []adapters.Event {
 	if !completed {
 		return nil
@@ -320,9 +319,7 @@ func codexUnified(diff string) (old, nw string) {
 	return o.String(), n.String()
 }
 
-// codexMCPResult maps an MCP call's result or error.
 func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
-	// Absent or null error and result leave the message and r empty.
 	if it.Error.Message != "" {
 		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: it.Error.Message}}, adapters.RawOrNil(it.Result)
 	}
@@ -380,7 +377,6 @@ func CodexPermissionOptions(available []any) []adapters.PermissionOption {
 	return append(opts, adapters.PermissionOption{ID: "decline", Name: "Reject", Kind: adapters.RejectOnce})
 }
 
-// CodexDecision maps a permission decision to the codex approval decision.
 func CodexDecision(d adapters.PermissionDecision) string {
 	if d.Cancelled {
 		return "cancel"
