@@ -75,7 +75,6 @@ func newSession(log zerolog.Logger, cwd string, p *proc.Process, unknown *adapte
 	return s
 }
 
-// ID implements adapters.Session.
 func (s *session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.state.SessionID }
 
 func (s *session) read() {
@@ -154,7 +153,6 @@ func (s *session) onExit() {
 	s.turn.Exited(closing, end...)
 }
 
-// write sends one RPC command line.
 func (s *session) write(cmd map[string]any) error {
 	b, _ := json.Marshal(cmd) // strings, bools and lists of them
 	s.writeMu.Lock()
