@@ -24,8 +24,7 @@ func unknownRecords(cfg Config, version func() string) *adapters.UnknownRecords 
 		}})
 }
 
-// methodEvent is the raw event for an agent-to-client method hub does not
-// serve.
+// methodEvent is the raw event of an agent-to-client method hub does not serve.
 func methodEvent(method string, params json.RawMessage) adapters.Event {
 	if len(params) == 0 {
 		params = json.RawMessage("null")
