@@ -317,7 +317,6 @@ func userInput(prompt []adapters.Content) []map[string]any {
 
 // interrupt cancels pending approvals and the turn; codex then reports
 // turn/completed "interrupted".
-
 func (s *appSession) interrupt() {
 	s.mu.Lock()
 	thread, turn, perms, t := s.thread, s.turnID, s.perms, s.turn.Current()

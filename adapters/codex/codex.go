@@ -134,7 +134,6 @@ func (a *Adapter) setCLIVersion(v string) {
 }
 
 // tomlString and tomlArray write JSON, whose strings and arrays of
-
 // strings TOML reads alike (escapes included).
 func tomlString(s string) string {
 	b, _ := json.Marshal(s)

@@ -7,16 +7,14 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// Codex app-server server-request methods that ask for approval; the
-// decoder turns them into permission events and adapters answer them.
+// The app-server requests that ask for approval, decoded as permission events.
 const (
 	CodexMethodCommandApproval = "item/commandExecution/requestApproval"
 	CodexMethodFileApproval    = "item/fileChange/requestApproval"
 )
 
-// CodexDecoder decodes `codex app-server` JSON-RPC lines (responses,
-// notifications and server requests). It is stateful across the lines of
-// one stream and not safe for concurrent use.
+// CodexDecoder decodes the JSON-RPC lines of one `codex app-server` stream;
+// it is not safe for concurrent use.
 type CodexDecoder struct {
 	Cwd string // makes relative file-change paths absolute
 

@@ -133,7 +133,6 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 }
 
 // codexExecTypes are app-server's names of the exec items decoded as its own.
-
 var codexExecTypes = map[string]string{"agent_message": "agentMessage", "command_execution": "commandExecution",
 	"mcp_tool_call": "mcpToolCall", "web_search": "webSearch", "reasoning": "reasoning"}
 

@@ -90,7 +90,6 @@ func rawCommand(args string) string {
 }
 
 // rawOutputText is a function_call_output's output: a string, or content items.
-
 func rawOutputText(raw json.RawMessage) string {
 	var s string
 	if adapters.Unmarshal(raw, &s) == nil {

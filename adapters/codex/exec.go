@@ -96,7 +96,6 @@ func (s *execSession) command(prompt []adapters.Content, _ string) (proc.Spec, f
 }
 
 // Close also removes the output schema file.
-
 func (s *execSession) Close() error {
 	_ = s.PerPrompt.Close()
 	if s.schema != "" {

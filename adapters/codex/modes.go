@@ -42,10 +42,7 @@ func readOnly(opts adapters.SessionOptions) bool {
 	return opts.Access == adapters.AccessAskFirst || (opts.Tools != nil && !opts.Tools.Writes())
 }
 
-// mode is the session's mode: read-only when it must ask first, whatever
-
-// was chosen; else the chosen one; else the one codex's configured
-// sandbox amounts to.
+// mode is the session's mode, else the one codex's configured sandbox amounts to.
 func (a *Adapter) mode(opts adapters.SessionOptions) string {
 	if readOnly(opts) {
 		return "read-only"
@@ -63,7 +60,6 @@ func (a *Adapter) mode(opts adapters.SessionOptions) string {
 
 // policy is the thread's sandbox mode and approval policy: the mode's, or
 // the configured ones when no mode was chosen.
-
 func (a *Adapter) policy(opts adapters.SessionOptions) (sandbox, approval string) {
 	if _, ok := presets[opts.Mode]; ok || readOnly(opts) {
 		p := presets[a.mode(opts)]
@@ -88,8 +84,7 @@ func (s *appSession) change(field *string, value string, overrides map[string]an
 }
 
 // SetMode implements adapters.Configurable: the next turn runs with the
-// mode's sandbox and approval policy. A session that must ask first stays
-// read-only.
+// mode's sandbox and approval policy.
 func (s *appSession) SetMode(_ context.Context, mode string) error {
 	p, ok := presets[mode]
 	switch {
