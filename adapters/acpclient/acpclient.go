@@ -91,9 +91,7 @@ func (a *Adapter) Env() map[string]string { return a.cfg.Env }
 // Ready implements adapters.Checker.
 func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.Argv[0]) }
 
-// Capabilities implements adapters.Adapter: the configured capabilities,
-// with what the last initialize answer said (LearnCaps) and the models and
-// modes the last session reported.
+// Capabilities implements adapters.Adapter: Config.Caps with what sessions learned.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	a.mu.Lock()
 	defer a.mu.Unlock()

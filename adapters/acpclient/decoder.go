@@ -70,8 +70,7 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
-// acpToolContent is a tool call's content: a diff or a terminal, whose
-// members hub's ToolContent names alike, or a content block.
+// acpToolContent is a diff or terminal (named as in ToolContent) or a content block.
 type acpToolContent struct {
 	adapters.ToolContent
 	Content *acpContentBlock `json:"content"`
@@ -101,8 +100,7 @@ func (d *ACPDecoder) EndTurn(evs []adapters.Event) []adapters.Event {
 }
 
 // settle holds an error chunk (Quirks.ErrorChunk) and releases the one held
-// before, unless evs repeat it as an error; session-level updates leave it
-// held.
+// before, unless evs repeat it or carry only session state.
 func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 	if d.Quirks.ErrorChunk == nil {
 		return evs
@@ -125,8 +123,6 @@ func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 	return append([]adapters.Event{*prev}, evs...)
 }
 
-// acpSessionLevel reports whether evs carry only session state, which may
-// come between the chunk and the error.
 func acpSessionLevel(evs []adapters.Event) bool {
 	return !slices.ContainsFunc(evs, func(e adapters.Event) bool {
 		return e.Type != adapters.EventUsage && e.Type != adapters.EventCommands && e.Type != adapters.EventSessionInfo

@@ -165,10 +165,8 @@ func selected(id string) schema.RequestPermissionResponse {
 	return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: id}}
 }
 
-// askLocal puts a client method hub serves itself through the path the
-// agent's permission requests take: the hard deny list, then an
-// EventPermission of the running turn. The call shows as a tool call of its
-// own, which done ends once it ran.
+// askLocal asks the hard deny list, then the running turn, for a method hub
+// serves itself. The call shows as a tool call, which done ends once it ran.
 func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error) {
 	t := s.turn.Current()
 	if t == nil || t.IsCancelled() {

@@ -105,8 +105,7 @@ func drained(eof <-chan struct{}) {
 }
 
 // closeOnExit closes conn once the agent p exited and its output was read
-// (or exitDrain passed): no call waits for an answer that cannot come.
-// stop ends the watch.
+// (or exitDrain passed), unless stop closes first.
 func closeOnExit(p *proc.Process, conn *jsonrpc.Conn, stop <-chan struct{}) {
 	select {
 	case <-p.Done():
@@ -299,8 +298,7 @@ func (s *Session) SetMode(ctx context.Context, mode string) error {
 }
 
 // set sets the model or the mode (id): through the agent's config option,
-// else session/set_model or session/set_mode (a model only when the agent
-// named its models).
+// else session/set_model or session/set_mode.
 func (s *Session) set(ctx context.Context, id, value string) error {
 	if c, ok := s.option(id); ok {
 		return s.setConfig(ctx, c, value)

@@ -96,8 +96,7 @@ func hubOptionID(c configOption) string {
 	return c.ID
 }
 
-// SetOption implements adapters.OptionSetter for the agent's other config
-// options (model and mode go through SetModel and SetMode).
+// SetOption implements adapters.OptionSetter for the agent's config options.
 func (s *Session) SetOption(ctx context.Context, id, value string) error {
 	c, ok := s.option(id)
 	if !ok {

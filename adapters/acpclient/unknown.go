@@ -9,9 +9,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// specUnmapped are ACP update kinds hub knows and deliberately leaves raw
-// (replayed user turns, mode and config echoes); they are not news to warn
-// about.
+// specUnmapped are ACP update kinds hub leaves raw without a warning
+// (replayed user turns, mode and config echoes).
 var specUnmapped = []string{"acp:" + schema.UpdateUserMessageChunk, "acp:" + schema.UpdateCurrentMode, "acp:" + schema.UpdateConfigOption}
 
 // unknownRecords warns about the records of a session that hub does not

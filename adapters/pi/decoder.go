@@ -21,11 +21,9 @@ type PiResponse struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// PiDecoder decodes the events of pi 0.73 (`pi --mode json` and `--mode
-// rpc`), one stream per decoder. pi retries rate limits and server errors
-// on its own, but says so only after the failed run's agent_end: that end
-// is held back (PendingEnd) until the next record shows whether pi
-// retries, and a retried run continues the same turn.
+// PiDecoder decodes one stream of pi 0.73's events (`--mode json` or
+// `--mode rpc`). pi says it retries a failed run only after its agent_end:
+// that end is held back (PendingEnd) until the next record tells.
 type PiDecoder struct {
 	// Cwd resolves relative tool paths; --mode json's session header sets it when empty.
 	Cwd string

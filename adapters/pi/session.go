@@ -93,9 +93,8 @@ func (s *session) read() {
 	s.onExit()
 }
 
-// probeRetry asks pi for its state after a failed run: pi writes
-// auto_retry_start before answering, so the answer releases the held end of
-// a run pi does not retry, and a retried run keeps its turn.
+// probeRetry asks pi for its state after a failed run, so the answer
+// releases its held end unless pi retries it (PendingEnd).
 func (s *session) probeRetry() {
 	if err := s.write(map[string]any{"id": s.replies.NewID("hub-retry-probe-"), "type": "get_state"}); err != nil {
 		s.log.Debug().Err(err).Msg("probe pi after a failed run")
@@ -143,7 +142,7 @@ func (s *session) onResponse(r PiResponse) bool {
 }
 
 // onExit ends the session once pi closed its output (CrashEnd stops a pi
-// that still runs), in the words of any agent's crash.
+// that still runs).
 func (s *session) onExit() {
 	end := adapters.CrashEnd(s.proc, Name)
 	s.mu.Lock()
@@ -163,8 +162,7 @@ func (s *session) write(cmd map[string]any) error {
 	return nil
 }
 
-// call sends cmd and waits for its response, whose data it reads into
-// result (when not nil) as adapters.Unmarshal reads it.
+// call sends cmd and reads its response's data into result (when not nil).
 func (s *session) call(ctx context.Context, cmd map[string]any, result any) error {
 	typ := fmt.Sprint(cmd["type"])
 	id := s.replies.NewID("hub-" + typ + "-")

@@ -62,8 +62,7 @@ func projectFiles(cwd, kind string) []string {
 	return files
 }
 
-// SetTrustProject lets pi run the project's files hub has not trusted
-// (--trust-project).
+// SetTrustProject lets pi run the project's files hub has not trusted.
 func (a *Adapter) SetTrustProject(trust bool) { a.opts.TrustProject = trust }
 
 // trustArgs are pi's flags that leave out the project's untrusted files
@@ -132,9 +131,9 @@ func contextEscape(cwd string) error {
 	return nil
 }
 
-// ownFiles are the user's own files of the kind that pi loads: the
-// entries of agentDir's folder of the kind (and of ~/.agents/skills) and
-// the paths pi's settings name, less those the settings turn off.
+// ownFiles are the user's own files of the kind that pi loads: those in
+// agentDir's folder of the kind and those pi's settings name, less those
+// the settings turn off.
 func ownFiles(agentDir, home, kind string) (out []string) {
 	dirs := []string{filepath.Join(agentDir, kind)}
 	if kind == "skills" {
