@@ -384,7 +384,7 @@ func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 	switch {
 	case code == schema.CodeAuthRequired:
 		e.Code = adapters.CodeAuth
-	case code >= 400 && code <= 599: // no JSON-RPC code: qodercli and gemini pass a model call's HTTP status on
+	case code >= 400 && code <= 599: // qodercli and gemini pass a model call's HTTP status on
 		e.Code = adapters.StatusCode(code)
 	}
 	if b, _ := json.Marshal(data); string(b) != "null" {

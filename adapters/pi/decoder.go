@@ -260,7 +260,8 @@ func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
 	return nil
 }
 
-var piDeltas = map[string]adapters.EventType{"text_delta": adapters.EventText, "thinking_delta": adapters.EventThought}
+var piDeltas = map[string]adapters.EventType{"text_delta": adapters.EventText,
+	"thinking_delta": adapters.EventThought}
 
 // partialFallback diffs the partial message against what was emitted, for
 // streams without assistantMessageEvent.
