@@ -43,8 +43,7 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 }
 
 // CapsFromInit is what an initialize answer says the agent can do; every
-// ACP agent takes stdio MCP servers, asks permission and may use the
-// editor's files.
+// ACP agent takes stdio MCP servers, asks permission and may use editor files.
 func CapsFromInit(init schema.InitializeResponse) adapters.Capabilities {
 	c := init.AgentCapabilities
 	return adapters.Capabilities{

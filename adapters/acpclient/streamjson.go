@@ -19,9 +19,8 @@ type StreamJSON struct {
 	// Argv is the command line of one prompt; resumeID is "" on the first.
 	Argv       func(prompt, resumeID string, opts adapters.SessionOptions) []string
 	NewDecoder func() adapters.LineDecoder
-	// TestedVersions and Version name the agent's version in the warning
-	// for a record hub does not know (Version may run the CLI: it is asked
-	// only then). Quiet sources warn at debug.
+	// TestedVersions and Version (which may run the CLI) name the agent's
+	// version when a record is unknown; Quiet sources warn at debug.
 	TestedVersions string
 	Version        func() string
 	Quiet          func(source string) bool

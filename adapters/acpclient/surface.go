@@ -35,9 +35,8 @@ func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	return adapters.Surface{Commands: s.commands, Options: options(s.config, s.legacy)}, nil
 }
 
-// options are a session's choices as hub shows them: the agent's config
-// options, and its legacy models and modes where those have none (as
-// SetModel and SetMode fall back to them).
+// options are a session's config options, and its legacy models and modes
+// where those have none (as SetModel and SetMode fall back to them).
 func options(config []configOption, legacy sessionResult) []adapters.ConfigOption {
 	var out []adapters.ConfigOption
 	for _, c := range config {

@@ -273,10 +273,8 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	return d.endTurn(p.Turn.Status, failure), true
 }
 
-// endTurn ends the turn for both transports: "failed" with failure, else
-// the error held back, else the last retry's cause; "interrupted" as
-// cancelled; else completed, an error held back told as a notice. usage
-// goes before the end.
+// endTurn ends the turn for both transports: a failed one with failure, else
+// the error held back, else the last retry's cause. usage goes before the end.
 func (d *CodexDecoder) endTurn(status string, failure *adapters.ErrorInfo, usage ...adapters.Event) []adapters.Event {
 	var out []adapters.Event
 	stop := adapters.StopEndTurn

@@ -101,9 +101,8 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 	return toolEvent(d.started, tool, completed), true
 }
 
-// toolEvent is a tool item's event, for app-server and exec alike: its
-// call when it is not running (started is true until it completes), else
-// an update with what the item now says.
+// toolEvent is a tool item's event: its call when it is not running
+// (started is true until it completes), else an update.
 func toolEvent(started map[string]bool, t *adapters.ToolCall, completed bool) []adapters.Event {
 	first := !started[t.ID]
 	started[t.ID] = !completed

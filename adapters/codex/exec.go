@@ -83,8 +83,7 @@ func (s *execSession) args(prompt string, images []string) []string {
 }
 
 // command is the codex exec process of one prompt; its images are temp
-// files until the process is gone. A cancelled codex gets SIGINT, as in a
-// terminal, and 2 s.
+// files until the process is gone. Cancelled, it gets SIGINT as in a terminal.
 func (s *execSession) command(prompt []adapters.Content, _ string) (proc.Spec, func(), error) {
 	images, cleanup, err := imageFiles(prompt)
 	if err != nil {

@@ -131,9 +131,8 @@ func contextEscape(cwd string) error {
 	return nil
 }
 
-// ownFiles are the user's own files of the kind that pi loads: those in
-// agentDir's folder of the kind and those pi's settings name, less those
-// the settings turn off.
+// ownFiles are the user's own files of the kind that pi loads, less those
+// pi's settings turn off.
 func ownFiles(agentDir, home, kind string) (out []string) {
 	dirs := []string{filepath.Join(agentDir, kind)}
 	if kind == "skills" {
