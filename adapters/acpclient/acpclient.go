@@ -1,12 +1,8 @@
-// Package acpclient drives any Agent Client Protocol agent: hub spawns the
-// agent process, acts as its ACP client (initialize, session/new|load|resume,
-// session/prompt, session/cancel) and normalizes its session/update
-// notifications into adapters.Events. Permission requests become permission
-// events; fs/* and terminal/* requests go to the editor as far as it
-// supports them. With no editor (hub run) hub offers and serves them itself,
-// each call asked like a permission request of the agent's, paths confined
-// by what they resolve to and commands run in the sandbox. A method hub did
-// not offer is refused.
+// Package acpclient drives any Agent Client Protocol agent: hub spawns it,
+// acts as its ACP client and turns its updates into adapters.Events. fs/*
+// and terminal/* requests go to the editor as far as it supports them; with
+// no editor (hub run) hub serves them itself, each call asked like a
+// permission request, paths confined and commands run in the sandbox.
 package acpclient
 
 import (
@@ -25,7 +21,6 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// Sentinel errors.
 var (
 	ErrInitialize = errors.New("acp agent failed to initialize")
 	ErrProtocol   = errors.New("acp protocol error")
@@ -40,41 +35,29 @@ type Config struct {
 	// Model and Mode are applied after the session starts unless
 	// SessionOptions names others.
 	Model, Mode string
-	// Caps is what the adapter advertises before any session ran; models
-	// and modes learned from sessions are added.
-	Caps adapters.Capabilities
-	// InitTimeout bounds process start + initialize + session setup
-	// (default 90 s).
-	InitTimeout time.Duration
-	// CloseWait bounds the session/close request sent on Close to agents
-	// that advertise it (default 2 s).
-	CloseWait time.Duration
-	// StopGrace is the wait between SIGTERM and SIGKILL on Close.
-	StopGrace time.Duration
-	// Fallback, when set, is used if the ACP handshake fails.
-	Fallback Fallback
-	// BeforeLoad, when set, runs before session/load or session/resume with
-	// the session id and the agent's environment (agent-specific repairs of
-	// its on-disk state); an error is logged and the load goes ahead.
+	// Caps is advertised before any session ran; sessions add models and modes.
+	Caps        adapters.Capabilities
+	InitTimeout time.Duration // process start, initialize and session setup (default 90 s)
+	CloseWait   time.Duration // the session/close sent on Close (default 2 s)
+	StopGrace   time.Duration // between SIGTERM and SIGKILL on Close
+	Fallback    Fallback      // when set, used if the ACP handshake fails
+	// BeforeLoad, when set, runs before session/load or session/resume
+	// (agent-specific repairs of its on-disk state); an error is only logged.
 	BeforeLoad func(sessionID string, env []string) error
 	// WrapStart, when set, runs every Start: it may adjust the options
 	// and wrap the session start returns (agent-specific repairs).
 	WrapStart func(ctx context.Context, opts adapters.SessionOptions, start StartFunc) (adapters.Session, error)
-	// SessionArgv, when set, is the command line of a session (Argv with
-	// the project files hub has not trusted left out), with the notice its
-	// first turn starts with.
+	// SessionArgv, when set, is a session's command line (Argv without the
+	// project files hub has not trusted) and the notice its first turn tells.
 	SessionArgv func(opts adapters.SessionOptions) (argv []string, notice string)
-	// LearnCaps replaces Caps' prompt, resume and MCP transport flags with
-	// what the agent's initialize answer says, once a session started.
+	// LearnCaps takes Caps' prompt, resume and MCP transport flags from the
+	// agent's initialize answer, once a session started.
 	LearnCaps bool
-	// LoginHint says how to log in (`run copilot login`); it ends the
-	// error of a session the agent refuses for want of a login.
-	LoginHint string
-	// Sandbox confines the commands of terminal/create calls hub serves
-	// itself ([sandbox]; zero: workspace-write).
-	Sandbox sandbox.Policy
-	// ClientVersion is sent as clientInfo.version.
-	ClientVersion string
+	// LoginHint (`run copilot login`) ends the error of a session the agent
+	// refuses for want of a login.
+	LoginHint     string
+	Sandbox       sandbox.Policy // of terminal/create calls hub serves itself (zero: workspace-write)
+	ClientVersion string         // sent as clientInfo.version
 	Logger        zerolog.Logger
 }
 
@@ -82,7 +65,6 @@ type Config struct {
 // ACP handshake fails.
 type Fallback func(ctx context.Context, opts adapters.SessionOptions, acpErr error) (adapters.Session, error)
 
-// Adapter starts ACP sessions with one agent program.
 type Adapter struct {
 	cfg  Config
 	mu   sync.Mutex
@@ -91,7 +73,6 @@ type Adapter struct {
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for cfg.
 func New(cfg Config) *Adapter {
 	cfg.InitTimeout = cmp.Or(max(cfg.InitTimeout, 0), 90*time.Second)
 	cfg.CloseWait = cmp.Or(max(cfg.CloseWait, 0), 2*time.Second)
@@ -101,20 +82,16 @@ func New(cfg Config) *Adapter {
 	return &Adapter{cfg: cfg, caps: caps}
 }
 
-// Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return a.cfg.Name }
 
-// Argv is the command line the adapter starts, and Env what it adds to
-// the environment.
+// Argv is the command line the adapter starts, Env what it adds to the environment.
 func (a *Adapter) Argv() []string         { return a.cfg.Argv }
 func (a *Adapter) Env() map[string]string { return a.cfg.Env }
 
 // Ready implements adapters.Checker.
 func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.Argv[0]) }
 
-// Capabilities implements adapters.Adapter: the configured capabilities,
-// with what the last initialize answer said (LearnCaps) and the models and
-// modes the last session reported.
+// Capabilities implements adapters.Adapter: Config.Caps with what sessions learned.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -123,7 +100,6 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	return c
 }
 
-// learnInit keeps what an initialize answer says the agent can do.
 func (a *Adapter) learnInit(init schema.InitializeResponse) {
 	if !a.cfg.LearnCaps {
 		return
@@ -153,8 +129,7 @@ func (a *Adapter) learn(opts []adapters.ConfigOption) {
 // StartFunc starts a session; Config.WrapStart gets the adapter's own.
 type StartFunc func(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error)
 
-// Start implements adapters.Adapter; WrapStart sees the session's
-// directory already filled in.
+// Start implements adapters.Adapter; WrapStart sees opts.Cwd filled in.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if opts.Cwd == "" {
 		wd, err := os.Getwd()

@@ -12,44 +12,33 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// ACPDecoder turns the agent-to-client side of an ACP session into Events:
-// its session/update notifications (DecodeUpdate), its permission requests
-// (DecodePermission) and the events that end a prompt (EndTurn). It
-// remembers which tool calls were announced so an update for an unknown id
-// is reported as a new tool call.
-//
-// An agent's departures from ACP reach it as Quirks, kept with that agent.
+// ACPDecoder turns the agent-to-client side of an ACP session into Events.
+// An update for a tool call never announced is reported as a new one.
 type ACPDecoder struct {
 	Quirks Quirks
-	// calls are the tool calls announced, as their tool_call and updates
-	// described them while they run (a finished one is zero), for
-	// permission requests that name only the id. Requests are decoded on
-	// other goroutines than updates, hence mu.
+	// calls are the running tool calls as their tool_call and updates
+	// described them (a finished one is zero), for permission requests that
+	// name only the id; requests are decoded on other goroutines, hence mu.
 	mu    sync.Mutex
 	calls map[string]adapters.ToolCall
 	// cost is the last cost the agent told (ACP's is the session's so
 	// far), costBase what it was when the turn began (EndTurn).
 	cost, costBase float64
-	// held is atomic because an adapter ends the turn on another goroutine
-	// than the one reading updates.
-	held atomic.Pointer[adapters.Event]
+	held           atomic.Pointer[adapters.Event] // the turn may end on another goroutine
 }
 
-// Quirks are one agent's departures from ACP, declared in its own package
-// and handed to the generic client (Config.Quirks).
+// Quirks are one agent's departures from ACP, declared in its own package.
 type Quirks struct {
-	// ErrorChunk returns the message of a message chunk that announces a
-	// failed model call which the prompt's JSON-RPC error repeats ("" for
-	// an ordinary chunk). Such a chunk is held until the next content:
-	// dropped when the prompt's error repeats it, emitted before it
-	// otherwise.
+	// ErrorChunk returns the message of a chunk announcing a failed model
+	// call ("" for an ordinary chunk). Such a chunk is held until the next
+	// content: dropped when the prompt's error repeats it, else emitted.
 	ErrorChunk func(text string) string
 	// ResultUsage reads token usage an agent reports outside ACP's usage
 	// field of a prompt result.
 	ResultUsage func(result json.RawMessage) *adapters.Usage
 }
 
-// acpUpdate is the flattened union of every SessionUpdate variant hub reads.
+// acpUpdate is the union of every SessionUpdate variant hub reads.
 type acpUpdate struct {
 	SessionUpdate     string                    `json:"sessionUpdate"`
 	Content           *acpContentBlock          `json:"content"` // a chunk's; a tool call's is read apart
@@ -81,14 +70,13 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
-// acpToolContent is a tool call's content: a diff or a terminal, whose
-// members hub's ToolContent names alike, or a content block.
+// acpToolContent is a diff or terminal (named as in ToolContent) or a content block.
 type acpToolContent struct {
 	adapters.ToolContent
 	Content *acpContentBlock `json:"content"`
 }
 
-// DecodeUpdate decodes the `update` object of one session/update notification.
+// DecodeUpdate decodes the `update` of one session/update notification.
 func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
 	return d.settle(d.decodeUpdate(update))
 }
@@ -102,9 +90,8 @@ func updateOf(params json.RawMessage) json.RawMessage {
 	return p.Update
 }
 
-// EndTurn passes the events that end a prompt turn (its result or error, as
-// the adapter built them) through the decoder: a held error chunk comes out
-// before them, or not at all when their error repeats it.
+// EndTurn passes the events that end a prompt turn through the decoder: a
+// held error chunk comes out before them, or not at all when they repeat it.
 func (d *ACPDecoder) EndTurn(evs []adapters.Event) []adapters.Event {
 	d.mu.Lock()
 	d.costBase = d.cost
@@ -113,8 +100,7 @@ func (d *ACPDecoder) EndTurn(evs []adapters.Event) []adapters.Event {
 }
 
 // settle holds an error chunk (Quirks.ErrorChunk) and releases the one held
-// before, unless evs repeat it as an error; session-level updates leave it
-// held.
+// before, unless evs repeat it or carry only session state.
 func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 	if d.Quirks.ErrorChunk == nil {
 		return evs
@@ -137,8 +123,6 @@ func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 	return append([]adapters.Event{*prev}, evs...)
 }
 
-// acpSessionLevel reports whether evs carry only session state (usage,
-// commands, session info), which may come between the chunk and the error.
 func acpSessionLevel(evs []adapters.Event) bool {
 	return !slices.ContainsFunc(evs, func(e adapters.Event) bool {
 		return e.Type != adapters.EventUsage && e.Type != adapters.EventCommands && e.Type != adapters.EventSessionInfo
@@ -219,7 +203,7 @@ func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event 
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &tool}}
 }
 
-// track keeps what hub knows of a call until it finished (d.mu held).
+// track keeps what hub knows of a call until it finished; d.mu is held.
 func (d *ACPDecoder) track(t adapters.ToolCall) {
 	if t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed {
 		d.calls[t.ID] = adapters.ToolCall{}
@@ -242,23 +226,21 @@ func mergeTool(base, over adapters.ToolCall) adapters.ToolCall {
 	base.Title = cmp.Or(over.Title, base.Title)
 	base.Kind = cmp.Or(over.Kind, base.Kind)
 	base.Status = cmp.Or(over.Status, base.Status)
-	if len(over.Locations) > 0 {
-		base.Locations = over.Locations
-	}
-	if len(over.RawInput) > 0 {
-		base.RawInput = over.RawInput
-	}
-	if len(over.Content) > 0 {
-		base.Content = over.Content
-	}
-	if len(over.RawOutput) > 0 {
-		base.RawOutput = over.RawOutput
+	base.Locations = orNonEmpty(over.Locations, base.Locations)
+	base.RawInput = orNonEmpty(over.RawInput, base.RawInput)
+	base.Content = orNonEmpty(over.Content, base.Content)
+	base.RawOutput = orNonEmpty(over.RawOutput, base.RawOutput)
+	return base
+}
+
+func orNonEmpty[S ~[]E, E any](over, base S) S {
+	if len(over) > 0 {
+		return over
 	}
 	return base
 }
 
-// known is tool completed by what the call's tool_call and updates said
-// before: the request's own fields win.
+// known is tool completed by what the call's tool_call and updates said.
 func (d *ACPDecoder) known(tool adapters.ToolCall) adapters.ToolCall {
 	d.mu.Lock()
 	prev, ok := d.calls[tool.ID]
@@ -269,7 +251,6 @@ func (d *ACPDecoder) known(tool adapters.ToolCall) adapters.ToolCall {
 	return mergeTool(prev, tool)
 }
 
-// acpFillDefaults applies ACP's defaults to a newly announced tool call.
 func acpFillDefaults(t *adapters.ToolCall) {
 	t.Title = cmp.Or(t.Title, t.Name, t.ID)
 	t.Kind = cmp.Or(t.Kind, adapters.KindOther)
@@ -321,9 +302,8 @@ func acpConvertToolContent(c acpToolContent) (adapters.ToolContent, bool) {
 }
 
 // DecodePermission decodes session/request_permission params into a request
-// whose options keep the agent's optionIds. A toolCall that names only an
-// id (or leaves fields out) is completed by what the call's tool_call and
-// updates said: the request's own fields win.
+// whose options keep the agent's optionIds; fields the toolCall leaves out
+// come from the call's tool_call and updates.
 func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.PermissionRequest, error) {
 	var p struct {
 		ToolCall acpToolCall               `json:"toolCall"`
@@ -353,8 +333,8 @@ func acpCommands(in []schema.AvailableCommand) []adapters.Command {
 	return out
 }
 
-// usage reads a usage_update. Its cost is the agent session's so far;
-// hub's Usage tells the turn's, what it added since the turn began.
+// usage reads a usage_update. Its cost is the agent session's so far; hub's
+// is the turn's.
 func (d *ACPDecoder) usage(u acpUpdate) *adapters.Usage {
 	us := &adapters.Usage{ContextUsed: u.Used, ContextSize: u.Size}
 	if u.Cost != nil && strings.EqualFold(u.Cost.Currency, "USD") {
@@ -379,7 +359,7 @@ func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, 
 	return cmp.Or(adapters.StopReason(r.StopReason), adapters.StopEndTurn), usage
 }
 
-// ResultEvents end a turn the agent answered: its usage, when known, and done.
+// ResultEvents end a turn the agent answered: its usage when known, and done.
 func (d *ACPDecoder) ResultEvents(result json.RawMessage) []adapters.Event {
 	stop, usage := d.PromptResult(result)
 	var out []adapters.Event
@@ -404,9 +384,7 @@ func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 	switch {
 	case code == schema.CodeAuthRequired:
 		e.Code = adapters.CodeAuth
-	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
-	// status on when a model call fails.
-	case code >= 400 && code <= 599:
+	case code >= 400 && code <= 599: // qodercli and gemini pass a model call's HTTP status on
 		e.Code = adapters.StatusCode(code)
 	}
 	if b, _ := json.Marshal(data); string(b) != "null" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -51,21 +52,45 @@ func (s *Session) onUpdate(params json.RawMessage) {
 	}
 }
 
-// onUnknown passes an agent-to-client method hub does not serve to the
-// running turn as a raw event.
+// onUnknown passes a method hub does not serve to the running turn, raw.
 func (s *Session) onUnknown(method string, params json.RawMessage) {
 	if ev := methodEvent(method, params); !s.turn.Emit(ev) {
 		s.raw.Note(ev.Source) // a turn notes its own
 	}
 }
 
+// specUnmapped are ACP update kinds hub leaves raw without a warning
+// (replayed user turns, mode and config echoes).
+var specUnmapped = []string{"acp:" + schema.UpdateUserMessageChunk, "acp:" + schema.UpdateCurrentMode, "acp:" + schema.UpdateConfigOption}
+
+// unknownRecords warns about the records of a session that hub does not
+// understand, naming the version the agent reported in initialize.
+func unknownRecords(cfg Config, version func() string) *adapters.UnknownRecords {
+	return adapters.NewUnknownRecords(cfg.Logger, cfg.Name, cfg.Caps.TestedVersions, adapters.UnknownOptions{
+		Version: version,
+		Quiet: func(source string) bool { // "_" methods are extensions any client may ignore
+			return strings.HasPrefix(source, "acp:_") || slices.Contains(specUnmapped, source)
+		}})
+}
+
+// methodEvent is the raw event of an agent-to-client method hub does not serve.
+func methodEvent(method string, params json.RawMessage) adapters.Event {
+	if len(params) == 0 {
+		params = json.RawMessage("null")
+	}
+	raw, _ := json.Marshal(struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}{method, params})
+	return adapters.Event{Type: adapters.EventRaw, Source: "acp:" + method, Raw: raw}
+}
+
 // Note passes ev to the running turn as the agent's own (what it says
 // outside ACP, such as gemini's retries); between turns it is dropped.
 func (s *Session) Note(ev adapters.Event) { s.turn.Emit(ev) }
 
-// keepBetweenTurns holds session-level updates (commands, title, usage)
-// that arrive outside a turn for the next turn; the others, such as the
-// history session/load replays, are dropped.
+// keepBetweenTurns holds session-level updates arriving outside a turn for
+// the next turn; others, such as the history session/load replays, drop.
 func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 	for _, ev := range evs {
 		if ev.Type == adapters.EventUsage { // its cost moved the decoder's baseline: no turn's
@@ -89,7 +114,6 @@ func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 	}
 }
 
-// serve answers one agent-to-client request.
 func (s *Session) serve(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	switch {
 	case method == "session/request_permission":
@@ -108,9 +132,7 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 }
 
 // clientCaps is what hub offers the agent in initialize: the editor's fs
-// and terminal methods as far as it advertised them, or, with no editor
-// (hub run, delegation), hub's own, each call asked through the turn's
-// permission path (local.go).
+// and terminal methods, or with no editor hub's own (local.go).
 func (s *Session) clientCaps() schema.ClientCapabilities {
 	ed := s.opts.Editor
 	if ed == nil {
@@ -142,13 +164,9 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 }
 
 // decide maps hub's decision onto one of the agent's own options: the
-// chosen id if the agent offered it, else an option of the decided kind (or
-// its once/always sibling). With no matching option the tool must not run,
-// so the answer is "cancelled".
-//
-// An id two options share is never sent: the agent could read it as
-// either, so such a request is answered "cancelled" (hub refuses it; see
-// permission.OptionsProblem).
+// chosen id if offered, else one of the decided kind (or its once/always
+// sibling), else "cancelled": the tool must not run. Options that share an
+// id (permission.OptionsProblem) are answered "cancelled" too.
 func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) schema.RequestPermissionResponse {
 	if d.Cancelled || permission.OptionsProblem(pr.Options) != "" {
 		return cancelledOutcome
@@ -174,11 +192,8 @@ func selected(id string) schema.RequestPermissionResponse {
 	return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: id}}
 }
 
-// askLocal puts a client method hub serves itself through the path the
-// agent's own permission requests take: the hard deny list here, then, as
-// an EventPermission of the running turn, the front end's rules, "always"
-// answers and the user (hub acp) or --approve (hub run). The call shows
-// as a tool call of its own, which done ends once it ran.
+// askLocal asks the hard deny list, then the running turn, for a method hub
+// serves itself. The call shows as a tool call, which done ends once it ran.
 func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error) {
 	t := s.turn.Current()
 	if t == nil || t.IsCancelled() {

@@ -29,10 +29,8 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// codeRefused (in the JSON-RPC server-error range) is a local call the
-// permission gate or the deny list refused.
 const (
-	codeRefused        = -32001
+	codeRefused        = -32001 // the permission gate or the deny list refused a local call
 	defaultOutputLimit = 1 << 20
 	terminalStopGrace  = 2 * time.Second
 	maxFileBytes       = 1 << 30 // a file read for an agent; never a FIFO or device (safefile)
@@ -43,17 +41,14 @@ const (
 type askFunc func(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error)
 
 // local serves fs/* and terminal/* requests when no editor does: each call
-// asked through the permission gate first, paths confined to the session
-// directory (and its additional directories) by what they resolve to,
-// commands run in the sandbox under internal/proc with output bounded to
-// the requested byte limit.
+// asked first, paths confined to the session's directories by what they
+// resolve to, commands run in the sandbox.
 type local struct {
-	cwd   string   // the session directory as given
-	roots []string // cwd and the additional directories, links resolved
-	agent string
-	ask   askFunc
-	// sandbox is the session's sandbox, checked on first use.
-	sandbox func() *sandbox.Sandbox
+	cwd     string   // the session directory as given
+	roots   []string // cwd and the additional directories, links resolved
+	agent   string
+	ask     askFunc
+	sandbox func() *sandbox.Sandbox // checked on first use
 
 	mu    sync.Mutex
 	seq   int
@@ -95,11 +90,9 @@ func (l *local) serve(ctx context.Context, method string, params json.RawMessage
 	return nil, rpcErr(jsonrpc.CodeMethodNotFound, "method not found: %s", method)
 }
 
-// inside resolves the absolute path p, links included, and checks it lies
-// in the session directory or one of its additional directories. It
-// returns the path and its name under that directory, top: files open by
-// name through top's os.Root (safefile), so a link swapped in since the
-// check (while the user was asked) is not followed.
+// inside resolves the absolute path p and checks it lies in one of the
+// session's directories, top, under name: files open by name through top's
+// os.Root (safefile), so a link swapped in since the check is not followed.
 func (l *local) inside(p string) (real, top, name string, err error) {
 	if !filepath.IsAbs(p) {
 		return "", "", "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
@@ -131,8 +124,7 @@ func aliasName(goos, p string) (string, bool) {
 	return "", false
 }
 
-// call describes a local call for the permission gate: titled with the
-// agent's name, so a question to the user says who asks.
+// call describes a local call for the permission gate, titled with who asks.
 func (l *local) call(name string, kind adapters.ToolKind, what string, input map[string]any) adapters.ToolCall {
 	l.mu.Lock()
 	l.calls++
@@ -142,8 +134,7 @@ func (l *local) call(name string, kind adapters.ToolKind, what string, input map
 	return adapters.ToolCall{ID: id, Name: name, Kind: kind, Title: l.agent + ": " + what, RawInput: raw}
 }
 
-// show is path as the user reads it: relative to the session directory
-// when inside it.
+// show is path relative to the session directory when inside it.
 func (l *local) show(path string) string {
 	if len(l.roots) > 0 && fspath.Within(runtime.GOOS, l.roots[0], path) {
 		return fspath.RelTo(runtime.GOOS, l.roots[0], path)
@@ -229,12 +220,11 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 	return struct{}{}, nil
 }
 
-// terminal is one locally run command.
 type terminal struct {
 	p   *proc.Process
 	out *proc.Ring
-	// outDone is closed once stdout reached EOF: an exit status waits for
-	// it (drained), so it never comes with output still in flight.
+	// outDone is closed at stdout's EOF: an exit status waits for it
+	// (drained), never coming with output still in flight.
 	outDone chan struct{}
 }
 
@@ -276,7 +266,6 @@ func (l *local) createTerminal(ctx context.Context, params json.RawMessage) (any
 	return schema.CreateTerminalResponse{TerminalID: id}, nil
 }
 
-// start runs the command of a terminal/create in the sandbox, in dir.
 func (l *local) start(p schema.CreateTerminalRequest, dir string) (*terminal, error) {
 	w, cleanup, err := l.sandbox().Command(l.roots[0], p.Command, p.Args)
 	if err != nil {
@@ -311,11 +300,10 @@ func (l *local) start(p schema.CreateTerminalRequest, dir string) (*terminal, er
 	return t, nil
 }
 
-// commandLine is the shell line a terminal/create runs, for the deny
-// list, the rules and the user: its environment as assignments (BASH_ENV
-// or LD_PRELOAD change what runs), the program as sent (agents put whole
-// lines there too) and its arguments quoted. A variable name that is no
-// shell name is refused: it would hide the command from the deny list.
+// commandLine is the shell line a terminal/create runs, for the deny list,
+// the rules and the user: env as assignments (BASH_ENV or LD_PRELOAD change
+// what runs), the program as sent (agents put whole lines there), arguments
+// quoted. An env name that is no shell name would hide the command.
 func commandLine(p schema.CreateTerminalRequest) (string, error) {
 	var parts []string
 	for _, e := range p.Env {
@@ -389,8 +377,8 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	return struct{}{}, nil
 }
 
-// inlineTerminals replaces references to local terminals (which no editor
-// can show) with their current output as text.
+// inlineTerminals replaces local terminals, which no editor can show, with
+// their output.
 func (l *local) inlineTerminals(evs []adapters.Event) {
 	for _, ev := range evs {
 		if ev.Tool == nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// Probe starts an ACP agent, asks initialize (no session) and stops it:
-// what the agent says it can do, for doctor. env is the full environment.
+// Probe starts an ACP agent, asks initialize and stops it, for doctor. env
+// is the full environment.
 func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, error) {
 	var init schema.InitializeResponse
 	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:], Dir: os.TempDir(), Env: env,
@@ -42,9 +42,8 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 	return init, nil
 }
 
-// CapsFromInit is what an initialize answer says the agent can do. Every
-// ACP agent takes stdio MCP servers, asks permission through the client,
-// and may use the editor's files.
+// CapsFromInit is what an initialize answer says the agent can do; every
+// ACP agent takes stdio MCP servers, asks permission and may use editor files.
 func CapsFromInit(init schema.InitializeResponse) adapters.Capabilities {
 	c := init.AgentCapabilities
 	return adapters.Capabilities{
@@ -55,13 +54,10 @@ func CapsFromInit(init schema.InitializeResponse) adapters.Capabilities {
 }
 
 // initCacheFile keeps each ACP agent's initialize answer, keyed by its
-// program (path, mtime, size) and arguments: what a given build can do
-// does not change, so the answer outlives doctor's report and a new build
-// asks again.
+// program (path, mtime, size) and arguments: a new build asks again.
 const initCacheFile = "acp-initialize-v1.json"
 
-// initMu serialises SaveInitialize's read-modify-write of the cache file.
-var initMu sync.Mutex
+var initMu sync.Mutex // SaveInitialize's read-modify-write of the cache file
 
 func initKey(path string, args []string) string {
 	st, err := os.Stat(path)
@@ -79,12 +75,10 @@ func readInits(cacheDir string) map[string]schema.InitializeResponse {
 	return m
 }
 
-// CachedInitialize returns the initialize answer cached (by doctor) for
-// the program at path run with args.
+// CachedInitialize returns the initialize answer doctor cached for the
+// program at path run with args.
 func CachedInitialize(cacheDir, path string, args []string) (schema.InitializeResponse, bool) {
-	// The file is only ever replaced whole, and holds no answer for "", the
-	// key of a program that is gone.
-	r, ok := readInits(cacheDir)[initKey(path, args)]
+	r, ok := readInits(cacheDir)[initKey(path, args)] // none for "", a program that is gone
 	return r, ok
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
-// Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	select {
 	case <-s.closed:
@@ -42,8 +41,8 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, s.raw))
 }
 
-// run sends the prompt; the turn ends when the agent answers it. A stuck
-// agent is the front end's to close after its grace period.
+// run sends the prompt; the turn ends when the agent answers it (a stuck
+// agent is the front end's to close).
 func (s *Session) run(t *adapters.Turn, params schema.PromptRequest) {
 	var res json.RawMessage
 	err := s.call(context.Background(), "session/prompt", params, &res)
@@ -68,12 +67,10 @@ func (s *Session) endEvents(t *adapters.Turn, res json.RawMessage, err error) []
 	return adapters.CrashEnd(s.proc, s.a.cfg.Name)
 }
 
-// Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
 	return adapters.Exit(s.proc, s.a.cfg.Name, s.conn.Done())
 }
 
-// interrupt interrupts the running turn.
 func (s *Session) interrupt() {
 	if t := s.turn.Current(); t != nil && t.Cancel() {
 		_ = s.conn.Notify("session/cancel", schema.SessionIDRequest{SessionID: s.id})

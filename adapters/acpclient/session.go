@@ -31,8 +31,8 @@ type Session struct {
 	local *local
 	env   []string
 	raw   *adapters.UnknownRecords
-	// version is initialize's agentInfo.version (a string), which raw
-	// names; raw may warn from the read loop before initialize answers.
+	// version is initialize's agentInfo.version (a string) for raw, which
+	// may warn before initialize answers.
 	version atomic.Value
 
 	mu      sync.Mutex
@@ -91,13 +91,12 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	return s, nil
 }
 
-// exitDrain bounds the wait, after a process (the agent, a terminal's
-// command) exited, for the end of its output: what it wrote last is still
-// in the pipe, but a child it left behind may hold the pipe open forever.
+// exitDrain bounds the wait for the end of an exited process's output:
+// what it wrote last is still in the pipe, but a child it left behind may
+// hold the pipe open forever.
 const exitDrain = 2 * time.Second
 
-// drained waits until eof is closed (the reader reached the end of an
-// exited process's output), at most exitDrain.
+// drained waits until eof is closed, at most exitDrain.
 func drained(eof <-chan struct{}) {
 	select {
 	case <-eof:
@@ -105,9 +104,8 @@ func drained(eof <-chan struct{}) {
 	}
 }
 
-// closeOnExit closes conn once the agent process p exited and its output
-// was read (or exitDrain passed): nothing it said is lost, and no call
-// waits for an answer that cannot come. stop ends the watch.
+// closeOnExit closes conn once the agent p exited and its output was read
+// (or exitDrain passed), unless stop closes first.
 func closeOnExit(p *proc.Process, conn *jsonrpc.Conn, stop <-chan struct{}) {
 	select {
 	case <-p.Done():
@@ -185,8 +183,7 @@ func (s *Session) openSession(ctx context.Context) error {
 	return nil
 }
 
-// addDirs are the session's more workspace roots when the agent takes
-// them; an agent that does not is told nothing, with a warning here.
+// addDirs are the session's more workspace roots if the agent takes them.
 func (s *Session) addDirs() []string {
 	if len(s.opts.AddDirs) == 0 {
 		return nil
@@ -210,8 +207,7 @@ func (s *Session) sessionError(err error) error {
 
 // flushReplay waits for the history an agent replays after answering
 // session/load (gemini sends it late): a round trip the agent answers after
-// the updates it queued before it, so they belong to the load and never to
-// the next prompt. An agent that does not know the method still answers.
+// the updates it queued, so they never reach the next prompt.
 func (s *Session) flushReplay(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -220,9 +216,8 @@ func (s *Session) flushReplay(ctx context.Context) {
 	}
 }
 
-// remember keeps the session's model/mode choices for SetModel/SetMode and
-// for the adapter's advertised capabilities, and has the first turn tell
-// the session's id, which hub keeps to resume it after a restart.
+// remember keeps the session's model and mode choices, and has the first
+// turn tell the session's id.
 func (s *Session) remember(res sessionResult) {
 	s.mu.Lock()
 	s.config, s.legacy = res.ConfigOptions, sessionResult{Modes: res.Modes, Models: res.Models}
@@ -275,9 +270,8 @@ func (s *Session) mcpServers() []schema.McpServer {
 	return out
 }
 
-// callWhile is conn.Call to the agent process p (name), whose exit closes
-// conn (closeOnExit): a call its exit ended is adapters.Gone. The answer
-// is read as adapters.Unmarshal reads it.
+// callWhile is conn.Call to the agent process p, whose exit closes conn
+// (closeOnExit): a call its exit ended is adapters.Gone.
 func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.Conn, method string, params, result any) error {
 	raw, err := conn.CallRaw(ctx, method, params)
 	if err == nil && result != nil {
@@ -293,23 +287,18 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 	return callWhile(ctx, s.proc, s.a.cfg.Name, s.conn, method, params, result)
 }
 
-// ID implements adapters.Session.
 func (s *Session) ID() string { return s.id }
 
-// SetModel implements adapters.Configurable: a config option of category
-// "model" when the agent has one, else the legacy session/set_model.
 func (s *Session) SetModel(ctx context.Context, model string) error {
 	return s.set(ctx, adapters.OptionModel, model)
 }
 
-// SetMode implements adapters.Configurable, as SetModel does for modes.
 func (s *Session) SetMode(ctx context.Context, mode string) error {
 	return s.set(ctx, adapters.OptionMode, mode)
 }
 
 // set sets the model or the mode (id): through the agent's config option,
-// else session/set_model or session/set_mode (a model only when the agent
-// named its models).
+// else session/set_model or session/set_mode.
 func (s *Session) set(ctx context.Context, id, value string) error {
 	if c, ok := s.option(id); ok {
 		return s.setConfig(ctx, c, value)
@@ -326,7 +315,7 @@ func (s *Session) set(ctx context.Context, id, value string) error {
 	return nil
 }
 
-// option is the agent's config option hub knows as id (see hubOptionID).
+// option is the agent's config option hub knows as id (hubOptionID).
 func (s *Session) option(id string) (configOption, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -357,7 +346,6 @@ func (s *Session) setConfig(ctx context.Context, c configOption, value string) e
 	return nil
 }
 
-// Close implements adapters.Session.
 func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
@@ -371,8 +359,7 @@ func (s *Session) Close() error {
 }
 
 // closeSession lets an agent that advertises session/close release the
-// session before its process is stopped; a slow agent only delays Close by
-// CloseWait.
+// session before its process stops, waiting at most CloseWait.
 func (s *Session) closeSession() {
 	if s.caps.SessionCapabilities.Close == nil || s.id == "" || s.proc.Exited() {
 		return

@@ -16,13 +16,11 @@ import (
 // `gemini -p ... -o stream-json`.
 type StreamJSON struct {
 	Name string
-	// Argv builds the command line for one prompt; resumeID is the agent
-	// session id from an earlier turn ("" on the first).
+	// Argv is the command line of one prompt; resumeID is "" on the first.
 	Argv       func(prompt, resumeID string, opts adapters.SessionOptions) []string
 	NewDecoder func() adapters.LineDecoder
-	// TestedVersions and Version name the agent's version in the warning
-	// for a record hub does not know; Version may run the CLI (it is asked
-	// only once such a record shows up). Quiet sources warn at debug.
+	// TestedVersions and Version (which may run the CLI) name the agent's
+	// version when a record is unknown; Quiet sources warn at debug.
 	TestedVersions string
 	Version        func() string
 	Quiet          func(source string) bool
@@ -39,8 +37,7 @@ func WithoutFlags(argv []string, flags ...string) []string {
 
 // Fallback returns a Fallback that opens stream-json sessions: one agent
 // process per prompt, resuming the agent's session by id. What the agent
-// says outside its stream (such as gemini's retries) reaches the running
-// turn through the session's Note.
+// says outside its stream reaches the turn through the session's Note.
 func (c StreamJSON) Fallback() Fallback {
 	return func(_ context.Context, opts adapters.SessionOptions, _ error) (adapters.Session, error) {
 		raw := adapters.NewUnknownRecords(c.Logger, c.Name, c.TestedVersions,

@@ -20,10 +20,8 @@ var (
 // commands, which ACP agents send in an update right after session/new.
 const commandsWait = 500 * time.Millisecond
 
-// Surface implements adapters.Surfacer: the agent's own config options
-// (select and boolean, effort included) pass through, with model and mode
-// under hub's IDs; legacy modes and models when it has no config options;
-// and the commands it announced since session/new.
+// Surface implements adapters.Surfacer: the agent's options (options) and
+// the commands it announced since session/new.
 func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandsWait)
 	defer cancel()
@@ -37,9 +35,8 @@ func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	return adapters.Surface{Commands: s.commands, Options: options(s.config, s.legacy)}, nil
 }
 
-// options are a session's choices as hub shows them: the agent's config
-// options, and its legacy models and modes where those have none (as
-// SetModel and SetMode fall back to them).
+// options are a session's config options, and its legacy models and modes
+// where those have none (as SetModel and SetMode fall back to them).
 func options(config []configOption, legacy sessionResult) []adapters.ConfigOption {
 	var out []adapters.ConfigOption
 	for _, c := range config {
@@ -67,8 +64,7 @@ func options(config []configOption, legacy sessionResult) []adapters.ConfigOptio
 	return out
 }
 
-// surfaceOption maps one of the agent's config options; its model and
-// mode options take hub's IDs, the rest keep the agent's.
+// surfaceOption maps one of the agent's select or boolean config options.
 func surfaceOption(c configOption) (adapters.ConfigOption, bool) {
 	o := adapters.ConfigOption{ID: hubOptionID(c), Name: cmp.Or(c.Name, c.ID), Category: c.Category}
 	switch c.Type {
@@ -99,8 +95,7 @@ func hubOptionID(c configOption) string {
 	return c.ID
 }
 
-// SetOption implements adapters.OptionSetter for the agent's other config
-// options (model and mode go through SetModel and SetMode).
+// SetOption implements adapters.OptionSetter for the agent's config options.
 func (s *Session) SetOption(ctx context.Context, id, value string) error {
 	c, ok := s.option(id)
 	if !ok {

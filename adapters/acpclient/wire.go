@@ -9,11 +9,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// The ACP wire types come from package acp; only what differs on the client
-// side is declared here.
-
-// sessionResult is schema.NewSessionResponse plus the unstable `models` field
-// agents still send, with lenient config options.
+// sessionResult is schema.NewSessionResponse plus the unstable `models`
+// field agents still send, with lenient config options.
 type sessionResult struct {
 	SessionID string                   `json:"sessionId"`
 	Modes     *schema.SessionModeState `json:"modes"`
@@ -39,8 +36,7 @@ type configOption struct {
 	Options      json.RawMessage `json:"options"`
 }
 
-// selectValues lists the option values of a select config option,
-// flattening groups.
+// selectValues lists a select config option's values, groups flattened.
 func (c configOption) selectValues() []adapters.Option {
 	var flat []struct { // a value, or a group of them
 		schema.SessionConfigSelectOption

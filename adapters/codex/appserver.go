@@ -31,10 +31,8 @@ type appSession struct {
 	raw  *adapters.UnknownRecords
 	turn adapters.Running
 
-	mu sync.Mutex
-	// skills goes in front of the next prompt when codex could not load
-	// the session's skills natively.
-	skills  string
+	mu      sync.Mutex
+	skills  string // goes in front of the next prompt when codex could not load the skills natively
 	thread  string
 	turnID  string
 	perms   []*adapters.PermissionRequest
@@ -91,9 +89,8 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	return s, nil
 }
 
-// addSkillRoots makes codex scan the session's skill folders (it lists
-// them in the thread's instructions like its own); a codex without
-// skills/extraRoots/set gets the skills in front of the first prompt.
+// addSkillRoots makes codex scan the session's skill folders; a codex
+// without skills/extraRoots/set gets the skills in front of the first prompt.
 func (s *appSession) addSkillRoots(ctx context.Context) error {
 	if len(s.opts.SkillDirs) == 0 {
 		return nil
@@ -154,9 +151,8 @@ func (s *appSession) openThread(ctx context.Context) error {
 
 func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
-// readLoop routes notifications and server requests; once codex closed
-// its output (CrashEnd stops a codex that still runs) it ends any running
-// turn with the stderr tail.
+// readLoop routes notifications and server requests; once codex closed its
+// output (CrashEnd stops a codex that still runs) it ends the running turn.
 func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
 	end := adapters.CrashEnd(s.p, appServer)
@@ -166,7 +162,6 @@ func (s *appSession) readLoop() {
 	s.turn.Exited(closing || s.turn.Cancelled(), end...)
 }
 
-// Exit implements adapters.Exiter.
 func (s *appSession) Exit() *adapters.ErrorInfo {
 	return adapters.Exit(s.p, appServer, s.rpc.Done())
 }
@@ -210,7 +205,6 @@ func answerWhen[T any](s *appSession, ch <-chan T, result func(T) (any, func(), 
 	}
 }
 
-// refuse is the job that answers codex with err.
 func refuse(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
 // route forwards events to the running turn, keeping the thread id codex
@@ -234,7 +228,7 @@ func (s *appSession) route(events []adapters.Event) {
 	}
 }
 
-// call is a request to the app-server; its error names the method.
+// call is rpc.Call whose error names the method.
 func (s *appSession) call(ctx context.Context, method string, params, result any) error {
 	if err := s.rpc.Call(ctx, method, params, result); err != nil {
 		return fmt.Errorf("codex %s: %w", method, err)
@@ -242,7 +236,6 @@ func (s *appSession) call(ctx context.Context, method string, params, result any
 	return nil
 }
 
-// Prompt implements adapters.Session.
 func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
 	if s.closing {
@@ -322,8 +315,8 @@ func userInput(prompt []adapters.Content) []map[string]any {
 	return items
 }
 
-// interrupt pending approvals are cancelled and
-// the turn interrupted; codex then reports turn/completed "interrupted".
+// interrupt cancels pending approvals and the turn; codex then reports
+// turn/completed "interrupted".
 func (s *appSession) interrupt() {
 	s.mu.Lock()
 	thread, turn, perms, t := s.thread, s.turnID, s.perms, s.turn.Current()

@@ -25,19 +25,16 @@ import (
 // errNoStart means app-server did not start: Start falls back to exec.
 var errNoStart = errors.New("codex app-server did not start")
 
-// TestedVersions is the codex CLI version this adapter was tested with.
 const TestedVersions = "0.169.0"
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
-// Adapter starts codex sessions.
 type Adapter struct {
 	cfg config.AgentConfig
 	log zerolog.Logger
 	// InitTimeout bounds the initialize handshake before falling back to exec.
 	InitTimeout time.Duration
-	// ModelListTimeout bounds the wait for app-server's model/list after
-	// the thread is open (it runs alongside thread/start).
+	// ModelListTimeout bounds model/list, which runs alongside thread/start.
 	ModelListTimeout time.Duration
 
 	mu      sync.Mutex
@@ -54,13 +51,11 @@ func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
 	return &Adapter{cfg: cfg, log: log.With().Str("agent", "codex").Logger(), InitTimeout: 20 * time.Second, ModelListTimeout: 2 * time.Second}
 }
 
-// Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return "codex" }
 
 // Ready implements adapters.Checker.
 func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.ArgvOr("codex")[0]) }
 
-// Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	models, def := a.models()
 	return adapters.Capabilities{
@@ -89,8 +84,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return a.startExec(opts)
 }
 
-// configOverrides turns MCP servers and more workspace roots into `-c`
-// flags.
+// configOverrides turns MCP servers and more workspace roots into `-c` flags.
 func configOverrides(opts adapters.SessionOptions) []string {
 	var out []string
 	if len(opts.AddDirs) > 0 {
@@ -113,6 +107,30 @@ func configOverrides(opts adapters.SessionOptions) []string {
 		}
 	}
 	return out
+}
+
+// unknownRecords warns about records hub does not understand, naming the
+// codex version an app-server session reported.
+func (a *Adapter) unknownRecords() *adapters.UnknownRecords {
+	return adapters.NewUnknownRecords(a.log, "codex", TestedVersions, adapters.UnknownOptions{Version: a.cliVersion})
+}
+
+// userAgentVersion extracts the CLI version from app-server's initialize
+// userAgent ("codex_cli_rs/0.169.0 (Debian 12; x86_64) ..."; the originator
+// before the slash varies with the client name). "" when absent.
+func userAgentVersion(ua string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(ua), " ")
+	_, v, _ := strings.Cut(first, "/")
+	return v
+}
+
+// cliVersion is the codex version an app-server session reported, "" until one did.
+func (a *Adapter) cliVersion() string { v, _ := a.version.Load().(string); return v }
+
+func (a *Adapter) setCLIVersion(v string) {
+	if v != "" {
+		a.version.Store(v)
+	}
 }
 
 // tomlString and tomlArray write JSON, whose strings and arrays of

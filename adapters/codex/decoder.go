@@ -7,39 +7,31 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// Codex app-server server-request methods that ask for approval; the
-// decoder turns them into permission events and adapters answer them.
+// The app-server requests that ask for approval, decoded as permission events.
 const (
 	CodexMethodCommandApproval = "item/commandExecution/requestApproval"
 	CodexMethodFileApproval    = "item/fileChange/requestApproval"
 )
 
-// CodexDecoder decodes `codex app-server` JSON-RPC lines (responses,
-// notifications and server requests). It is stateful across the lines of
-// one stream and not safe for concurrent use.
+// CodexDecoder decodes the JSON-RPC lines of one `codex app-server` stream;
+// it is not safe for concurrent use.
 type CodexDecoder struct {
-	// Cwd makes relative file-change paths absolute.
-	Cwd string
+	Cwd string // makes relative file-change paths absolute
 
-	streamed map[string]bool // items whose text arrived as deltas
-	// started are the turn's tool items, true until they complete.
-	started map[string]bool
-	output  map[string]string   // command output so far, by item id
-	base    *codexTokens        // cumulative usage when the turn started
-	pending *adapters.ErrorInfo // last non-retried error, reported at turn end
-	retried *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
-	// rawCalls are the shell calls the model made, until their output
-	// (see decoder_raw.go).
-	rawCalls map[string]string // call id: arguments
+	streamed map[string]bool     // items whose text arrived as deltas
+	started  map[string]bool     // the turn's tool items, true until they complete
+	output   map[string]string   // command output so far, by item id
+	base     *codexTokens        // cumulative usage when the turn started
+	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
+	retried  *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
+	rawCalls map[string]string   // call id: a shell call's arguments, until its output (decoder_raw.go)
 }
 
-// NewCodexDecoder returns a decoder for one app-server stream.
 func NewCodexDecoder() *CodexDecoder {
 	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
 		rawCalls: map[string]string{}}
 }
 
-// CodexMessage is one JSON-RPC message of the app-server stream.
 type CodexMessage struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
@@ -56,7 +48,6 @@ var codexQuiet = map[string]bool{
 	"rawResponse/completed": true, "thread/readState/changed": true,
 }
 
-// Decode turns one line into zero or more events.
 func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 	return adapters.DecodeJSON(line, "codex:invalid", d.DecodeMessage)
 }
@@ -83,7 +74,6 @@ func (d *CodexDecoder) DecodeMessage(m *CodexMessage, line []byte) []adapters.Ev
 // codexDecode decodes one notification's params; false passes it on raw.
 type codexDecode = func(d *CodexDecoder, params json.RawMessage) ([]adapters.Event, bool)
 
-// codexNotifications are the notifications hub understands.
 var codexNotifications = map[string]codexDecode{
 	"thread/started":                    (*CodexDecoder).threadInfo,
 	"thread/name/updated":               (*CodexDecoder).threadName,
@@ -136,7 +126,6 @@ func (*CodexDecoder) threadName(params json.RawMessage) ([]adapters.Event, bool)
 	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: p.ThreadName}}}, true
 }
 
-// codexDelta is the params of the item delta notifications.
 type codexDelta struct {
 	ItemID string `json:"itemId"`
 	Delta  string `json:"delta"`
@@ -284,10 +273,8 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	return d.endTurn(p.Turn.Status, failure), true
 }
 
-// endTurn ends the turn for both transports: "failed" with failure, else
-// the error held back, else the last retry's cause; "interrupted" as
-// cancelled; else completed, an error held back told as a notice. usage
-// goes before the end.
+// endTurn ends the turn for both transports: a failed one with failure, else
+// the error held back, else the last retry's cause. usage goes before the end.
 func (d *CodexDecoder) endTurn(status string, failure *adapters.ErrorInfo, usage ...adapters.Event) []adapters.Event {
 	var out []adapters.Event
 	stop := adapters.StopEndTurn

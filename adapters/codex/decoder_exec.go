@@ -7,11 +7,9 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// CodexExecDecoder decodes `codex exec --json` lines. Exec's records are
-// app-server's under other names: its items, errors and turn ends go
-// through CodexDecoder's. Reuse one decoder across the processes of one
-// thread (exec resume) so cumulative usage is turned into per-turn usage.
-// Not safe for concurrent use.
+// CodexExecDecoder decodes `codex exec --json` lines, app-server's records
+// under other names, through CodexDecoder. Reuse one across the processes of
+// a thread (exec resume): exec reports cumulative usage.
 type CodexExecDecoder struct {
 	app   *CodexDecoder
 	total codexTokens
@@ -26,9 +24,8 @@ type codexExecUsage struct {
 	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
 }
 
-// codexExecItem is an app-server item under exec's names: the members
-// named alike are codexItem's, these are exec's own (and its changes,
-// passed on as they are).
+// codexExecItem is an app-server item under exec's names: these members
+// are exec's own (its changes passed on as they are).
 type codexExecItem struct {
 	codexItem
 	AggregatedOutput string          `json:"aggregated_output"`
@@ -49,12 +46,10 @@ type codexExecRecord struct {
 	} `json:"error"`
 }
 
-// NewCodexExecDecoder returns a decoder for `codex exec --json` output.
 func NewCodexExecDecoder() *CodexExecDecoder {
 	return &CodexExecDecoder{app: NewCodexDecoder()}
 }
 
-// Decode turns one line into zero or more events.
 func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
 	return adapters.DecodeJSON(line, "codexexec:invalid", d.record)
 }
@@ -137,8 +132,7 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 	return d.app.itemEvents(ci, completed)
 }
 
-// codexExecTypes are app-server's names of the exec items decoded as
-// app-server's (their members are named alike, or mapped in item).
+// codexExecTypes are app-server's names of the exec items decoded as its own.
 var codexExecTypes = map[string]string{"agent_message": "agentMessage", "command_execution": "commandExecution",
 	"mcp_tool_call": "mcpToolCall", "web_search": "webSearch", "reasoning": "reasoning"}
 

@@ -47,8 +47,7 @@ type codexChange struct {
 	Diff string          `json:"diff"`
 }
 
-// codexChangeKind is app-server's kind object, or exec's plain string (its
-// type).
+// codexChangeKind is app-server's kind object or exec's plain string (its type).
 type codexChangeKind struct {
 	Type     string  `json:"type"`
 	MovePath *string `json:"move_path"`
@@ -102,9 +101,8 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 	return toolEvent(d.started, tool, completed), true
 }
 
-// toolEvent is a tool item's event, for app-server and exec alike: its
-// call when it is not running (started is true until it completes), else
-// an update with what the item now says.
+// toolEvent is a tool item's event: its call when it is not running
+// (started is true until it completes), else an update.
 func toolEvent(started map[string]bool, t *adapters.ToolCall, completed bool) []adapters.Event {
 	first := !started[t.ID]
 	started[t.ID] = !completed
@@ -120,7 +118,7 @@ func codexReasoningText(it codexItem) string {
 	return cmp.Or(it.Text, strings.Join(append(it.Summary, it.Content...), "\n\n"))
 }
 
-// finalText emits a completed message only when no deltas carried it.
+// finalText is a completed message that no deltas carried.
 func (d *CodexDecoder) finalText(it codexItem, typ adapters.EventType, text string, completed bool) []adapters.Event {
 	if !completed {
 		return nil
@@ -320,9 +318,7 @@ func codexUnified(diff string) (old, nw string) {
 	return o.String(), n.String()
 }
 
-// codexMCPResult maps an MCP call's result or error.
 func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
-	// Absent or null error and result leave the message and r empty.
 	if it.Error.Message != "" {
 		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: it.Error.Message}}, adapters.RawOrNil(it.Result)
 	}
@@ -380,7 +376,6 @@ func CodexPermissionOptions(available []any) []adapters.PermissionOption {
 	return append(opts, adapters.PermissionOption{ID: "decline", Name: "Reject", Kind: adapters.RejectOnce})
 }
 
-// CodexDecision maps a permission decision to the codex approval decision.
 func CodexDecision(d adapters.PermissionDecision) string {
 	if d.Cancelled {
 		return "cancel"

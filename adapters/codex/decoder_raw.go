@@ -9,12 +9,10 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// codex 0.169's app-server sends no commandExecution item for a command
-// its sandbox refused (e.g. a write outside the workspace, or bwrap
-// failing to start): the model gets the failure, the client nothing. hub
-// opts into thread/start's experimentalRawEvents to see the Responses API
-// items themselves, and turns the output of a shell call no item
-// announced into a tool call of its own, failed unless it exited 0.
+// codex 0.169's app-server sends no item for a command its sandbox refused
+// (a write outside the workspace, bwrap failing to start): the model gets the
+// failure, the client nothing. hub opts into experimentalRawEvents and turns
+// the output of a shell call no item announced into a tool call of its own.
 
 // codexShellTools are the function names codex runs commands with.
 var codexShellTools = map[string]bool{"exec_command": true, "shell": true, "shell_command": true, "local_shell": true}
@@ -49,9 +47,8 @@ func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) 
 	return nil, true
 }
 
-// unannouncedCommand is the tool call of a shell call codex ran without
-// an item (args are the model's): its command as title, codex's output as
-// content.
+// unannouncedCommand is the tool call of a shell call codex ran without an
+// item (args are the model's): failed unless it exited 0.
 func unannouncedCommand(id, args, output string) *adapters.ToolCall {
 	cmd := rawCommand(args)
 	status := adapters.StatusFailed
@@ -92,8 +89,7 @@ func rawCommand(args string) string {
 	return args
 }
 
-// rawOutputText is a function_call_output's output: a string, or content
-// items whose text is joined.
+// rawOutputText is a function_call_output's output: a string, or content items.
 func rawOutputText(raw json.RawMessage) string {
 	var s string
 	if adapters.Unmarshal(raw, &s) == nil {

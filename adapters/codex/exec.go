@@ -20,11 +20,9 @@ type execSession struct {
 	a    *Adapter
 	opts adapters.SessionOptions
 	// skills goes in front of prompts until a codex exec that got them
-	// started (codex exec has no way to add a skills folder); only the
-	// session's locked Command and Started use it.
+	// started (exec cannot add a skills folder); used under PerPrompt's lock.
 	skills string
-	// schema is the temp file of SessionOptions.OutputSchema ("": none).
-	schema string
+	schema string // the temp file of SessionOptions.OutputSchema ("": none)
 }
 
 func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) {
@@ -84,10 +82,8 @@ func (s *execSession) args(prompt string, images []string) []string {
 	return append(args, "--", prompt)
 }
 
-// command is the codex exec process of one prompt (args resumes the
-// thread); its images are temp files until the process is gone. A
-// cancelled turn's codex (its turn, or Close) gets SIGINT, as in a
-// terminal, and 2 s.
+// command is the codex exec process of one prompt; its images are temp
+// files until the process is gone. Cancelled, it gets SIGINT as in a terminal.
 func (s *execSession) command(prompt []adapters.Content, _ string) (proc.Spec, func(), error) {
 	images, cleanup, err := imageFiles(prompt)
 	if err != nil {
@@ -98,7 +94,7 @@ func (s *execSession) command(prompt []adapters.Content, _ string) (proc.Spec, f
 		Dir: s.opts.Cwd, Env: s.a.env(s.opts), StopSignal: syscall.SIGINT, Grace: 2 * time.Second}, cleanup, nil
 }
 
-// Close implements adapters.Session, removing the output schema file.
+// Close also removes the output schema file.
 func (s *execSession) Close() error {
 	_ = s.PerPrompt.Close()
 	if s.schema != "" {

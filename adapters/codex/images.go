@@ -68,7 +68,6 @@ func writeImage(c adapters.Content, i int, tempFile func(string) (string, error)
 	return saveImage(b, "image-"+strconv.Itoa(i)+cmp.Or(imageExt[c.MimeType], ".png"), tempFile)
 }
 
-// saveImage writes an image's bytes to the temp file name.
 func saveImage(data []byte, name string, tempFile func(string) (string, error)) (string, error) {
 	path, err := tempFile(name)
 	if err != nil {

@@ -13,8 +13,7 @@ import (
 var staticModels = []adapters.Option{{ID: "gpt-5.5", Name: "GPT-5.5"}, {ID: "gpt-5.5-mini", Name: "GPT-5.5 mini"}}
 
 // modelCatalog is what model/list reported, plus the model codex resolved
-// for a thread (its config.toml default, e.g. a custom provider's model
-// that the bundled catalog lacks).
+// for a thread (its config.toml's, which the catalog may lack).
 type modelCatalog struct {
 	models []adapters.Option
 	// efforts are the reasoning efforts each model takes, and its default.
@@ -40,9 +39,8 @@ type modelListResult struct {
 	} `json:"data"`
 }
 
-// listModels records app-server's visible models for Capabilities; it
-// gives up after ModelListTimeout so session start is not held up. An
-// empty or missing list keeps the previous one.
+// listModels records app-server's visible models for Capabilities, within
+// ModelListTimeout; an empty or missing list keeps the previous one.
 func (s *appSession) listModels(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, s.a.ModelListTimeout)
 	defer cancel()

@@ -35,9 +35,14 @@ var presets = map[string]preset{
 	"full-access": {"danger-full-access", "dangerFullAccess", "never"},
 }
 
-// mode is the session's mode: read-only when it must ask first, whatever
-// was chosen; else the chosen one; else the one codex's configured
-// sandbox amounts to.
+// readOnly says the session runs in codex's read-only preset whatever mode
+// was chosen: it must ask first, or its tool filter allows nothing that
+// writes or runs (codex has no per-tool switch).
+func readOnly(opts adapters.SessionOptions) bool {
+	return opts.Access == adapters.AccessAskFirst || (opts.Tools != nil && !opts.Tools.Writes())
+}
+
+// mode is the session's mode, else the one codex's configured sandbox amounts to.
 func (a *Adapter) mode(opts adapters.SessionOptions) string {
 	if readOnly(opts) {
 		return "read-only"
@@ -54,8 +59,7 @@ func (a *Adapter) mode(opts adapters.SessionOptions) string {
 }
 
 // policy is the thread's sandbox mode and approval policy: the mode's, or
-// the configured ones (default workspace-write and on-request) when no mode
-// was chosen.
+// the configured ones when no mode was chosen.
 func (a *Adapter) policy(opts adapters.SessionOptions) (sandbox, approval string) {
 	if _, ok := presets[opts.Mode]; ok || readOnly(opts) {
 		p := presets[a.mode(opts)]
@@ -80,8 +84,7 @@ func (s *appSession) change(field *string, value string, overrides map[string]an
 }
 
 // SetMode implements adapters.Configurable: the next turn runs with the
-// mode's sandbox and approval policy. A session that must ask first stays
-// read-only.
+// mode's sandbox and approval policy.
 func (s *appSession) SetMode(_ context.Context, mode string) error {
 	p, ok := presets[mode]
 	switch {
@@ -101,9 +104,8 @@ func (s *appSession) SetOption(_ context.Context, id, value string) error {
 	return s.change(&s.effort, value, map[string]any{"effort": value})
 }
 
-// Surface implements adapters.Surfacer: the models of app-server's
-// model/list with the one this thread runs (codex's config.toml
-// included), the modes, and the efforts that model takes.
+// Surface implements adapters.Surfacer: model/list's models with the one
+// this thread runs, the modes, and the efforts that model takes.
 func (s *appSession) Surface(context.Context) (adapters.Surface, error) {
 	models, _ := s.a.models()
 	s.mu.Lock()

@@ -18,16 +18,12 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// On Linux codex sandboxes its commands with bubblewrap, preferring a bwrap
-// on PATH over the one it bundles. A system bwrap older than 0.9 has no
-// --argv0, so codex then has bwrap exec its helper by name,
-// `codex-linux-sandbox`, and relies on a symlink of that name to its own
-// binary in a directory it prepends to PATH at start (under
-// CODEX_HOME/tmp). It refuses to create that directory when CODEX_HOME is
-// under the system temp dir, and then every sandboxed command fails with
-// "bwrap: execvp codex-linux-sandbox: No such file or directory". hub
-// gives codex the helper itself: a codex-linux-sandbox symlink to codex's
-// native binary in a directory of hub's cache, prepended to codex's PATH.
+// On Linux codex prefers a bwrap on PATH; one older than 0.9 has no --argv0,
+// so codex has it exec `codex-linux-sandbox` by name, a symlink to codex it
+// makes under CODEX_HOME/tmp, but not when CODEX_HOME is under the system
+// temp dir: then every sandboxed command fails ("bwrap: execvp
+// codex-linux-sandbox: No such file or directory"). hub puts such a symlink
+// in a directory of its cache in front of codex's PATH.
 
 const linuxSandboxHelper = "codex-linux-sandbox"
 

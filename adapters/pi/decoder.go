@@ -12,8 +12,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// PiResponse is an RPC `response` record of `pi --mode rpc`: the answer to
-// one command sent on stdin.
+// PiResponse is the `response` record of `pi --mode rpc` to a command.
 type PiResponse struct {
 	ID      string          `json:"id,omitempty"`
 	Command string          `json:"command"`
@@ -22,27 +21,17 @@ type PiResponse struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// PiDecoder decodes the event stream of pi 0.73 (`pi --mode json` and
-// `pi --mode rpc`, which share their events). It is stateful across the
-// lines of one stream: it remembers announced tool calls and the last
-// assistant stop reason so agent_end can become the right EventDone.
-//
-// pi retries rate limits and server errors on its own: the failed run ends
-// with agent_end and only then does auto_retry_start follow, so the end of
-// a failed run is held back (see PendingEnd) until the next record shows
-// whether pi retries; a retry becomes a non-fatal error event and the
-// retried run continues the same turn.
+// PiDecoder decodes one stream of pi 0.73's events (`--mode json` or
+// `--mode rpc`). pi says it retries a failed run only after its agent_end:
+// that end is held back (PendingEnd) until the next record tells.
 type PiDecoder struct {
-	// Cwd resolves relative tool paths to absolute locations; the session
-	// header of --mode json sets it when empty.
+	// Cwd resolves relative tool paths; --mode json's session header sets it when empty.
 	Cwd string
-	// OnResponse, when set, sees every rpc response first; returning true
-	// consumes it (no event). Otherwise successes become EventRaw and
-	// failures non-fatal EventError.
+	// OnResponse, when set, sees every rpc response first; true consumes it.
+	// Otherwise successes become EventRaw and failures non-fatal EventError.
 	OnResponse func(PiResponse) bool
-	// OnUIRequest, when set, receives the id and method of
-	// extension_ui_request records (a dialog an extension opens) instead
-	// of their becoming raw events.
+	// OnUIRequest, when set, takes extension_ui_request records (an
+	// extension's dialog) instead of their becoming raw events.
 	OnUIRequest func(id, method string)
 
 	tools     map[string]piToolState
@@ -60,13 +49,11 @@ type piToolState struct {
 	args json.RawMessage
 }
 
-// NewPiDecoder returns a decoder resolving tool paths against cwd.
 func NewPiDecoder(cwd string) *PiDecoder { return &PiDecoder{Cwd: cwd} }
 
 // piRecord holds the top-level members the decoder looks at (one of an
-// unexpected type is left zero); pi 0.73 repeats the whole partial message
-// in every message_update, so the bulky members stay raw until a record's
-// type says which are needed.
+// unexpected type is left zero); the bulky ones stay raw (pi repeats the
+// whole partial message in every message_update).
 type piRecord struct {
 	Typ           json.RawMessage `json:"type"`
 	Ame           json.RawMessage `json:"assistantMessageEvent"`
@@ -93,7 +80,6 @@ type piRecord struct {
 	Aborted       bool            `json:"aborted"`
 }
 
-// Decode turns one line into zero or more events.
 func (d *PiDecoder) Decode(line []byte) []adapters.Event {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -113,10 +99,9 @@ func (d *PiDecoder) Decode(line []byte) []adapters.Event {
 	return append(out, d.record(typ, &r, line)...)
 }
 
-// PendingEnd reports whether the end of a failed run is held back until the
-// next record shows whether pi retries it. pi writes auto_retry_start right
-// after agent_end, so an RPC client that sends any command (get_state) when
-// this turns true gets a response that releases the end if no retry came.
+// PendingEnd reports whether the end of a failed run is held back. pi
+// writes auto_retry_start right after agent_end, so the response to any
+// command sent now releases the end if no retry came.
 func (d *PiDecoder) PendingEnd() bool { return d.held != nil }
 
 // Flush returns the held end of a failed run, for a stream that ended.
@@ -176,8 +161,7 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 	return []adapters.Event{adapters.RawEvent("pi:"+typ, line)}
 }
 
-// piPassThrough are documented pi records hub has no use for; they pass on
-// raw and are not news to the user.
+// piPassThrough are documented pi records hub passes on raw without a warning.
 var piPassThrough = map[string]bool{"queue_update": true, "extension_ui_request": true}
 
 func (d *PiDecoder) compaction(status, errMsg string) adapters.Event {
@@ -185,7 +169,6 @@ func (d *PiDecoder) compaction(status, errMsg string) adapters.Event {
 		ID: "pi-compaction-" + strconv.Itoa(max(d.compacts, 1)), Status: status, Error: errMsg}}
 }
 
-// compactionEnd reports how pi's compaction ended, with its summary.
 func (d *PiDecoder) compactionEnd(r *piRecord) adapters.Event {
 	if r.ErrorMessage != "" {
 		return d.compaction("failed", adapters.FirstLine(r.ErrorMessage))
@@ -203,9 +186,8 @@ func (d *PiDecoder) compactionEnd(r *piRecord) adapters.Event {
 	return ev
 }
 
-// PiUnknownRecord returns the record type behind a raw event that pi 0.73 does
-// not document ("malformed" for a line that is not a pi record), or "" when
-// the event is not one.
+// PiUnknownRecord returns the record type behind a raw event that pi 0.73
+// does not document ("malformed" for a line that is no pi record), else "".
 func PiUnknownRecord(ev adapters.Event) string {
 	typ, ok := strings.CutPrefix(ev.Source, "pi:")
 	if ev.Type != adapters.EventRaw || !ok || piPassThrough[typ] || strings.HasPrefix(typ, "response/") {
@@ -246,8 +228,7 @@ func piNumber(v []byte) string {
 	return string(v)
 }
 
-// piAssistantEvent is the assistantMessageEvent of a message_update; its
-// bulky "partial" member is not decoded.
+// piAssistantEvent is a message_update's assistantMessageEvent, without its bulky "partial".
 type piAssistantEvent struct {
 	Type     string          `json:"type"`
 	Delta    string          `json:"delta"`
@@ -262,16 +243,10 @@ func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
 	if adapters.Unmarshal(r.Ame, &a) != nil {
 		return nil
 	}
-	switch a.Type {
-	case "text_delta":
-		if a.Delta != "" {
-			return []adapters.Event{{Type: adapters.EventText, Text: a.Delta}}
-		}
-	case "thinking_delta":
-		if a.Delta != "" {
-			return []adapters.Event{{Type: adapters.EventThought, Text: a.Delta}}
-		}
-	case "toolcall_end":
+	switch typ := piDeltas[a.Type]; {
+	case typ != "" && a.Delta != "":
+		return []adapters.Event{{Type: typ, Text: a.Delta}}
+	case a.Type == "toolcall_end":
 		var tc struct {
 			ID        string          `json:"id"`
 			Name      string          `json:"name"`
@@ -285,8 +260,11 @@ func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
 	return nil
 }
 
-// partialFallback emits text/thinking deltas by diffing the partial message
-// against what was already emitted, for streams without assistantMessageEvent.
+var piDeltas = map[string]adapters.EventType{"text_delta": adapters.EventText,
+	"thinking_delta": adapters.EventThought}
+
+// partialFallback diffs the partial message against what was emitted, for
+// streams without assistantMessageEvent.
 func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
 	var m struct {
 		Role    string `json:"role"`
@@ -318,8 +296,7 @@ func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
 	return out
 }
 
-// piMessageHead is what message_end needs of a message; its content is
-// not decoded.
+// piMessageHead is what message_end needs of a message (not its content).
 type piMessageHead struct {
 	Role         string   `json:"role"`
 	Usage        *piUsage `json:"usage"`
@@ -380,8 +357,7 @@ func (d *PiDecoder) agentEnd() []adapters.Event {
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: reason})
 }
 
-// PiErrorCode classifies pi errors (provider errors carry the HTTP status
-// first): auth, rate_limit or provider.
+// PiErrorCode classifies pi errors; provider errors carry the HTTP status first.
 func PiErrorCode(msg string) adapters.ErrorCode {
 	switch {
 	case strings.HasPrefix(msg, "401"), strings.HasPrefix(msg, "403"),
@@ -414,7 +390,7 @@ func (d *PiDecoder) session(r *piRecord) []adapters.Event {
 	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ID}}}
 }
 
-// absPath resolves p against the decoder's cwd; "" if it cannot be made absolute.
+// absPath is p resolved against the decoder's cwd; "" if it cannot be.
 func (d *PiDecoder) absPath(p string) string {
 	p = strings.TrimPrefix(p, "@")
 	if strings.HasPrefix(p, "~") {

@@ -22,9 +22,8 @@ var piKeyEnv = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_AP
 func piAuth(env agentspec.Env, cfgDir, _ string) (agentspec.Auth, []string) {
 	p := filepath.Join(cfgDir, "auth.json")
 	if m := agentspec.ReadJSON(p); len(m) > 0 {
-		// Entries are {"type":"oauth"} (a subscription login such as
-		// Claude Pro or ChatGPT) or {"type":"api_key"}; pi prefers them
-		// over env vars.
+		// Entries are {"type":"oauth"} (a subscription) or {"type":"api_key"};
+		// pi prefers them over env vars.
 		kinds := map[string]bool{}
 		for _, v := range m {
 			e, _ := v.(map[string]any)

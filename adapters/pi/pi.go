@@ -1,14 +1,7 @@
-// Package pi drives the pi coding agent (@mariozechner/pi-coding-agent,
-// tested with 0.73.1) through one long-lived `pi --mode rpc` process per
-// session: each user turn is a `prompt` command on stdin, Cancel sends
-// `abort`, and pi's JSONL events are normalized by PiDecoder.
-// After start the adapter asks `get_state` for pi's session id and file,
-// reports them as session_info, and resumes later with `--session <id>`.
-//
-// pi has no permission hook: its tools (read, bash, edit, write, ...) run
-// without asking, so this adapter never emits permission events and
-// reports Capabilities.Permissions = false. Restrict pi with the `tools`
-// option (e.g. "read,grep,find,ls") when that matters.
+// Package pi drives the pi coding agent (@mariozechner/pi-coding-agent)
+// through one `pi --mode rpc` process per session: a turn is a `prompt`
+// command on stdin, Cancel sends `abort`. pi has no permission hook: its
+// tools run without asking (restrict them with the `tools` option).
 package pi
 
 import (
@@ -16,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,11 +20,10 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// Name is the registry key.
-const Name = "pi"
-
-// TestedVersions is the pi release this adapter was verified against.
-const TestedVersions = "0.73.1"
+const (
+	Name           = "pi" // the registry key
+	TestedVersions = "0.73.1"
+)
 
 // ErrStart means pi did not come up in RPC mode.
 var ErrStart = errors.New("pi did not start")
@@ -39,24 +32,17 @@ var _ adapters.Adapter = (*Adapter)(nil)
 
 // Options configure the adapter; zero values pick defaults.
 type Options struct {
-	// Argv is the program and leading args (default ["pi"]).
-	Argv []string
-	Env  map[string]string
-	// Provider and Model select pi's --provider / --model.
-	Provider string
-	Model    string
-	// Tools is pi's --tools allowlist (comma separated), Thinking its
-	// --thinking level, SessionDir its --session-dir.
-	Tools, Thinking, SessionDir string
-	Log                         zerolog.Logger
-	// StopGrace is the process stop grace (default proc.DefaultGrace).
-	StopGrace time.Duration
-	// TrustProject lets pi run the project's files although hub has not
-	// trusted them (--trust-project).
+	Argv      []string // program and leading args (default ["pi"])
+	Env       map[string]string
+	Log       zerolog.Logger
+	StopGrace time.Duration // default proc.DefaultGrace
+	// Provider, Model, Tools (comma separated), Thinking and SessionDir are
+	// pi's --provider, --model, --tools, --thinking and --session-dir.
+	Provider, Model, Tools, Thinking, SessionDir string
+	// TrustProject lets pi run the project's files hub has not trusted.
 	TrustProject bool
 }
 
-// Adapter starts pi sessions.
 type Adapter struct {
 	opts    Options
 	unknown *adapters.UnknownRecords
@@ -68,7 +54,6 @@ func New(ac config.AgentConfig, log zerolog.Logger) *Adapter {
 		Tools: ac.Option("tools"), Thinking: ac.Option("thinking"), SessionDir: ac.Option("session_dir")})
 }
 
-// NewWithOptions builds the adapter from explicit options.
 func NewWithOptions(o Options) *Adapter {
 	if len(o.Argv) == 0 {
 		o.Argv = []string{"pi"}
@@ -76,12 +61,12 @@ func NewWithOptions(o Options) *Adapter {
 	return &Adapter{opts: o, unknown: newUnknownRecords(o)}
 }
 
-// startTimeout bounds the wait for pi's first get_state answer.
-const startTimeout = 60 * time.Second
-
-// versionTimeout bounds `pi --version`, asked only once a record hub does
-// not know shows up (pi's RPC channel does not report its version).
-const versionTimeout = 5 * time.Second
+const (
+	startTimeout = 60 * time.Second // pi's first get_state answer
+	// versionTimeout bounds `pi --version`, asked only once a record hub
+	// does not know shows up (pi's RPC channel does not report its version).
+	versionTimeout = 5 * time.Second
+)
 
 // newUnknownRecords warns once per adapter about each pi record type hub
 // does not understand.
@@ -90,13 +75,11 @@ func newUnknownRecords(o Options) *adapters.UnknownRecords {
 		Version: adapters.CLIVersion(o.Argv, o.Env, versionTimeout), SlowVersion: true})
 }
 
-// Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return Name }
 
 // Ready implements adapters.Checker.
 func (a *Adapter) Ready() error { return adapters.FindCLI(a.opts.Argv[0]) }
 
-// Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{Images: true, Resume: true, DefaultModel: a.opts.Model, Skills: "prompt", Instructions: true,
 		TestedVersions: TestedVersions,
@@ -107,10 +90,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 
 // Args returns pi's command line (without the program) for opts.
 func (a *Adapter) Args(so adapters.SessionOptions) []string {
-	args := append([]string{}, a.opts.Argv[1:]...)
-	args = append(args, "--mode", "rpc")
-	// A resumed session restores its own provider and model.
-	if so.ResumeID == "" {
+	args := append(slices.Clone(a.opts.Argv[1:]), "--mode", "rpc")
+	if so.ResumeID == "" { // a resumed session restores its own provider and model
 		args = adapters.AppendFlags(args, "--provider", a.opts.Provider, "--model", cmp.Or(so.Model, a.opts.Model))
 	} else {
 		args = append(args, "--session", so.ResumeID)

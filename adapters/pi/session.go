@@ -75,7 +75,6 @@ func newSession(log zerolog.Logger, cwd string, p *proc.Process, unknown *adapte
 	return s
 }
 
-// ID implements adapters.Session.
 func (s *session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.state.SessionID }
 
 func (s *session) read() {
@@ -94,9 +93,8 @@ func (s *session) read() {
 	s.onExit()
 }
 
-// probeRetry asks pi for its state after a failed run: pi writes
-// auto_retry_start before answering, so the answer releases the held end of
-// a run pi does not retry, and a retried run keeps its turn.
+// probeRetry asks pi for its state after a failed run, so the answer
+// releases its held end unless pi retries it (PendingEnd).
 func (s *session) probeRetry() {
 	if err := s.write(map[string]any{"id": s.replies.NewID("hub-retry-probe-"), "type": "get_state"}); err != nil {
 		s.log.Debug().Err(err).Msg("probe pi after a failed run")
@@ -144,7 +142,7 @@ func (s *session) onResponse(r PiResponse) bool {
 }
 
 // onExit ends the session once pi closed its output (CrashEnd stops a pi
-// that still runs), in the words of any agent's crash.
+// that still runs).
 func (s *session) onExit() {
 	end := adapters.CrashEnd(s.proc, Name)
 	s.mu.Lock()
@@ -154,7 +152,6 @@ func (s *session) onExit() {
 	s.turn.Exited(closing, end...)
 }
 
-// write sends one RPC command line.
 func (s *session) write(cmd map[string]any) error {
 	b, _ := json.Marshal(cmd) // strings, bools and lists of them
 	s.writeMu.Lock()
@@ -165,8 +162,7 @@ func (s *session) write(cmd map[string]any) error {
 	return nil
 }
 
-// call sends cmd and waits for its response, whose data it reads into
-// result (when not nil) as adapters.Unmarshal reads it.
+// call sends cmd and reads its response's data into result (when not nil).
 func (s *session) call(ctx context.Context, cmd map[string]any, result any) error {
 	typ := fmt.Sprint(cmd["type"])
 	id := s.replies.NewID("hub-" + typ + "-")

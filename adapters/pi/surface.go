@@ -19,10 +19,8 @@ var thinkingLevels = []adapters.Option{
 	{ID: "medium", Name: "Medium"}, {ID: "high", Name: "High"}, {ID: "xhigh", Name: "Extra high"},
 }
 
-// Surface implements adapters.Surfacer: pi's available models (those its
-// keys and models.json unlock) with the one it runs, its thinking level
-// when that model reasons, and its commands. pi has no modes: it has no
-// permission hook that a mode could change.
+// Surface implements adapters.Surfacer: pi's available models with the one
+// it runs, its thinking level when that model reasons, and its commands.
 func (s *session) Surface(ctx context.Context) (adapters.Surface, error) {
 	var ms struct {
 		Models []piModel `json:"models"`

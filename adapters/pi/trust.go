@@ -15,19 +15,12 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// pi reads from its session directory files that run code at start or
-// instruct it: .pi/settings.json, whose packages it installs with the
-// file's own npmCommand and whose shellPath and shellCommandPrefix run
-// with every bash call; the extensions under .pi/extensions, which it
-// loads; the skills under .pi/skills and .agents/skills (of it and its
-// parents up to the repository root), the prompt templates under
-// .pi/prompts, and .pi/SYSTEM.md and .pi/APPEND_SYSTEM.md, which replace
-// or extend its system prompt. hub starts pi without those it has not
-// trusted, with the user's own of each kind; pi has no switch to leave
-// out only the project's settings, so an untrusted .pi/settings.json keeps
-// pi from starting. AGENTS.md and CLAUDE.md are the repository's guide,
-// which every agent under hub reads; they stay, unless one would come
-// through a link out of the project.
+// pi runs or follows project files: .pi/settings.json (its packages install
+// with its own npmCommand, its shellPath runs every bash call), extensions,
+// skills, prompt templates and system prompts. hub starts pi without those
+// it has not trusted; pi cannot leave out only the project's settings, so
+// an untrusted settings file keeps pi from starting. AGENTS.md and
+// CLAUDE.md stay unless one comes through a link out of the project.
 var settingsFile = filepath.Join(".pi", "settings.json")
 
 // kinds are pi's folders of project files under .pi, each with pi's flag
@@ -69,15 +62,12 @@ func projectFiles(cwd, kind string) []string {
 	return files
 }
 
-// SetTrustProject lets pi run the project's files hub has not trusted
-// (--trust-project).
+// SetTrustProject lets pi run the project's files hub has not trusted.
 func (a *Adapter) SetTrustProject(trust bool) { a.opts.TrustProject = trust }
 
 // trustArgs are pi's flags that leave out the project's untrusted files
-// of each kind (--no-extensions, then the user's own again with -e) and,
-// trusted or not, its context files when one links out of the project,
-// and the notice of what was left out; an untrusted settings file is an
-// error.
+// and, trusted or not, its context files when one links out of the
+// project, with the notice of what was left out.
 func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice string, err error) {
 	if !a.opts.TrustProject {
 		if args, notice, err = a.untrustedArgs(so); err != nil {
@@ -122,10 +112,8 @@ func (a *Adapter) untrustedArgs(so adapters.SessionOptions) (args []string, noti
 	return args, notice, nil
 }
 
-// contextEscape says which AGENTS.md or CLAUDE.md pi would read in cwd and
-// its parents up to the repository root comes through a link out of the
-// project, or is no regular file (config.ReadContainedProjectFile); nil
-// when none does.
+// contextEscape says which AGENTS.md or CLAUDE.md pi would read (cwd up
+// to the repository root) config.ReadContainedProjectFile refuses.
 func contextEscape(cwd string) error {
 	root := config.ProjectRoot(cwd)
 	for _, d := range config.ProjectDirs(cwd) {
@@ -143,9 +131,8 @@ func contextEscape(cwd string) error {
 	return nil
 }
 
-// ownFiles are the user's own files of the kind that pi loads: the
-// entries of agentDir's folder of the kind (and of ~/.agents/skills) and
-// the paths pi's settings name, less those the settings turn off.
+// ownFiles are the user's own files of the kind that pi loads, less those
+// pi's settings turn off.
 func ownFiles(agentDir, home, kind string) (out []string) {
 	dirs := []string{filepath.Join(agentDir, kind)}
 	if kind == "skills" {
@@ -171,10 +158,7 @@ func ownFiles(agentDir, home, kind string) (out []string) {
 	return out
 }
 
-// loadable reports whether pi's discovery loads p as one of kind: an
-// extension is a .ts or .js file, or a folder with an index or a
-// package.json; a skill a folder or a .md file; a prompt template a .md
-// file.
+// loadable reports whether pi's discovery loads p as one of kind.
 func loadable(kind, p string) bool {
 	fi, err := os.Stat(p)
 	switch {
@@ -193,11 +177,9 @@ func loadable(kind, p string) bool {
 	return filepath.Ext(p) == ".md"
 }
 
-// userEntries are the paths of the kind the user's pi settings name (from
-// agentDir, or ~), and whether the user turned one of theirs off there,
-// as pi reads its list of the kind ("extensions", "skills", "prompts"):
-// "!glob" off, "+path" back on, "-path" off (paths from agentDir, with
-// slashes).
+// userEntries are the paths of the kind the user's pi settings name, and
+// whether they turn one off: "!glob" off, "+path" back on, "-path" off
+// (paths from agentDir, with slashes).
 func userEntries(agentDir, home, kind string) (named []string, off func(rel, name string) bool) {
 	var s map[string]json.RawMessage
 	var list []string

@@ -74,8 +74,6 @@ func (s *session) interrupt() {
 	}
 }
 
-// Close implements adapters.Session: stdin EOF ends pi; the group is then
-// signalled and reaped (Stop is idempotent).
 func (s *session) Close() error {
 	s.mu.Lock()
 	s.closed = true
