@@ -15,7 +15,6 @@ import (
 	"strings"
 )
 
-// Sentinel errors.
 var (
 	ErrOutside = errors.New("path is outside the workspace")
 	ErrBadPath = errors.New("invalid path")
@@ -23,10 +22,9 @@ var (
 
 // Resolve maps p (relative to root, or absolute) to an absolute path
 // inside root, which must be absolute with its own links resolved
-// (RealPath). Links are resolved on the deepest existing ancestor of p, so
-// none leads outside and a file about to be created is judged by the
-// folder it lands in. The result is spelled from root, so rules and
-// callers see one prefix whatever case or \\?\ form p used.
+// (RealPath). A file about to be created is judged by the folder it lands
+// in. The result is spelled from root, so rules and callers see one prefix
+// whatever case or \\?\ form p used.
 func Resolve(goos, root, p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", fmt.Errorf("%w: path is empty", ErrBadPath)
@@ -149,7 +147,7 @@ func IsDrive(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }
 
-// relNames returns p's names below root, and whether p is root or inside it.
+// relNames returns p's names below root; false when p is outside.
 func relNames(goos, root, p string) ([]string, bool) {
 	rv, rn := SplitPath(goos, root)
 	pv, pn := SplitPath(goos, p)
@@ -160,7 +158,6 @@ func relNames(goos, root, p string) ([]string, bool) {
 	return pn[len(rn):], true
 }
 
-// Within reports whether p is root or inside it under goos's path rules.
 func Within(goos, root, p string) bool {
 	_, ok := relNames(goos, root, p)
 	return ok
