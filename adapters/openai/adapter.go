@@ -27,7 +27,6 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// Defaults for a profile that does not say.
 const (
 	DefaultMaxTurnRequests = 50
 	DefaultContextWindow   = 32768
@@ -36,33 +35,24 @@ const (
 
 // Options tune an Adapter beyond its profile; zero values are defaults.
 type Options struct {
-	HTTPClient *http.Client
-	Clock      Clock
-	// IdleTimeout ends a request when the provider sends nothing for this long.
-	IdleTimeout time.Duration
-	// MaxRetries overrides the retry count for 429/5xx/connection errors.
-	MaxRetries *int
-	Logger     zerolog.Logger
+	HTTPClient  *http.Client
+	Clock       Clock
+	IdleTimeout time.Duration // ends a request when the provider sends nothing for this long
+	MaxRetries  *int          // of 429/5xx/connection errors
+	Logger      zerolog.Logger
 	// TranscriptDir keeps each session's JSONL transcript, from which
-	// SessionOptions.ResumeID continues it; "" turns transcripts and
-	// resume off.
+	// SessionOptions.ResumeID continues it; "" turns both off.
 	TranscriptDir string
 	// MCPServers are used in every session besides the session's own
 	// (hub's config); a session's server of the same name wins.
 	MCPServers []adapters.MCPServer
-	// Hooks are the user's command hooks ([[hooks.EVENT]]); the loop runs
-	// them, but for UserPromptSubmit's, which the front end runs for every
-	// agent (conversation.HooksOf), and a PreToolUse hook may block. nil: none.
-	Hooks *hooks.Runner
-	// Sandbox confines the bash tool ([sandbox]; zero: workspace-write,
-	// network off).
-	Sandbox sandbox.Policy
-	// Shell, when set, is the bash tool's shell (pwsh or sh) instead of
-	// the host's (tools.Env.UseShell).
-	Shell adapters.Shell
+	// Hooks ([[hooks.EVENT]]) run in the loop, but for UserPromptSubmit's,
+	// which the front end runs for every agent (conversation.HooksOf).
+	Hooks   *hooks.Runner
+	Sandbox sandbox.Policy // confines the bash tool
+	Shell   adapters.Shell // the bash tool's, instead of the host's
 }
 
-// Adapter starts native-loop sessions against one profile.
 type Adapter struct {
 	profile Profile
 	opts    Options
@@ -70,7 +60,6 @@ type Adapter struct {
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for profile.
 func New(p Profile, opts Options) *Adapter {
 	opts.Clock = cmp.Or[Clock](opts.Clock, realClock{})
 	opts.HTTPClient = cmp.Or(opts.HTTPClient, &http.Client{Transport: http.DefaultTransport})
@@ -79,7 +68,6 @@ func New(p Profile, opts Options) *Adapter {
 	return &Adapter{profile: p, opts: opts}
 }
 
-// Name is the profile name.
 func (a *Adapter) Name() string { return a.profile.Name }
 
 // Ready implements adapters.Checker: a hosted endpoint needs its API key.
@@ -90,7 +78,6 @@ func (a *Adapter) Ready() error {
 	return nil
 }
 
-// Capabilities describes the native loop.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	c := adapters.Capabilities{
 		Images:          a.profile.Vision,
@@ -119,7 +106,6 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	return c
 }
 
-// Start opens a session in opts.Cwd.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if len(opts.AddDirs) > 0 {
 		a.opts.Logger.Warn().Strs("dirs", opts.AddDirs).Msg("the native loop's tools stay in the session's cwd; additional roots are not used")

@@ -9,8 +9,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// Named is one native profile hub knows by name, resolved (Err when it
-// does not resolve).
 type Named struct {
 	Name    string
 	Profile Profile
