@@ -15,8 +15,6 @@ import (
 //go:embed prompts
 var promptFS embed.FS
 
-// compactText is the summarizer's instructions.
-//
 //go:embed prompts/compact.md
 var compactText string
 

@@ -176,7 +176,6 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 	}
 }
 
-// current returns the file's text and whether it exists.
 func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	if e.Editor != nil && e.Editor.CanReadFile() {
 		if ok, _, err := e.present(p); !ok || err != nil {
@@ -223,10 +222,9 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 	return nil
 }
 
-// present reports whether p exists, failing when a link stands on its path
-// now (safefile.OpenIn): the editor opens by path, so it is not handed
-// one swapped in since the check (it may still meet one swapped in after).
-// linked: the file has other names (safefile.Linked).
+// present fails when a link stands on p's path now (safefile.OpenIn): the
+// editor opens by path, so it is not handed one swapped in since the check
+// (it may still meet one swapped in after). linked: safefile.Linked.
 func (e *Env) present(p string) (exists, linked bool, err error) {
 	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
