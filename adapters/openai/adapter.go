@@ -1,8 +1,7 @@
 // Package openai is hub's native agent: a tool-using loop over any
-// OpenAI-compatible Chat Completions endpoint (OpenAI, Azure, OpenRouter,
-// Groq, Together, Gemini's OpenAI API, and local servers such as Ollama,
-// LM Studio, vLLM and llama.cpp). Tools are confined to the session's
-// working directory and each call is put to the session's permission gate
+// OpenAI-compatible Chat Completions endpoint, hosted or local (Ollama, LM
+// Studio, vLLM, llama.cpp). Tools are confined to the session's working
+// directory and each call is put to the session's permission gate
 // (SessionOptions.Permission); without one, to the turn's reader.
 package openai
 
@@ -178,7 +177,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return s, nil
 }
 
-// sessionSeq tells apart the ids of sessions started in the same instant.
+// sessionSeq tells apart sessions started in the same instant.
 var sessionSeq atomic.Int64
 
 // withConfigured adds the configured servers the session does not name.

@@ -383,13 +383,11 @@ func (a *accumulator) result(err error) (*reply, error) {
 	return &a.r, nil
 }
 
-// readStream reads a server-sent event stream of chat completion chunks
+// readStream reads a server-sent event stream
 // (https://html.spec.whatwg.org/multipage/server-sent-events.html): lines
-// end in LF, CRLF or CR, a leading byte order mark is dropped, an event's
-// data lines join with "\n" and a blank line ends it (one without data
-// holds no chunk). An event still open at the end of the stream counts as
-// ended. A line is handled when its end arrives, so an event is never
-// held until the next byte shows whether an LF follows a CR.
+// end in LF, CRLF or CR, an event's data lines join with "\n", a blank line
+// or the stream's end ends it. A line is handled when its end arrives, so an
+// event is never held until the next byte shows whether an LF follows a CR.
 func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	br := bufio.NewReader(body)
 	var acc accumulator
@@ -455,8 +453,7 @@ func sseField(line []byte) (value []byte, isData bool, err error) {
 	return nil, false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(string(line), 120))
 }
 
-// event handles one event's data: chunks of JSON (one or more values), or
-// [DONE], when done is true.
+// event handles one event's data: one or more JSON chunks, or [DONE].
 func (a *accumulator) event(data []byte, emit func(adapters.Event)) (done bool, err error) {
 	data = bytes.TrimSpace(data)
 	if string(data) == "[DONE]" {
@@ -503,8 +500,7 @@ func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	return acc.result(acc.chunk(c, emit))
 }
 
-// idleReader restarts t, which ends the request when no bytes arrived for
-// d, at every read that brings some.
+// idleReader restarts t, which ends the request when no bytes arrived for d.
 type idleReader struct {
 	io.Reader
 	t *time.Timer

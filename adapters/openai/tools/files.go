@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/text/encoding/unicode"
+
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/safefile"
 )
@@ -234,4 +236,24 @@ func (e *Env) present(p string) (exists, linked bool, err error) {
 		return false, false, fmt.Errorf("%s: %w", e.rel(p), err)
 	}
 	return true, safefile.Linked(f), f.Close()
+}
+
+// isCRLF: mixed files are left as they are.
+func isCRLF(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && strings.Count(s, "\r\n") == n
+}
+
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+func toCRLF(s string) string { return strings.ReplaceAll(toLF(s), "\n", "\r\n") }
+
+// utf16Text decodes data that starts with a UTF-16 byte order mark, as
+// Windows PowerShell 5.1's > redirection writes.
+func utf16Text(data []byte) (text string, ok bool) {
+	if len(data)%2 != 0 || !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return "", false
+	}
+	b, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(data) // the BOM picks the order
+	return string(b), err == nil
 }
