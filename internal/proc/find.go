@@ -21,10 +21,9 @@ func ListSep(goos string) string {
 }
 
 // LookPathFor finds bin in the directories of pathEnv as goos would run
-// it: on Windows with each PATHEXT extension (a .ps1 is not a program
-// CreateProcess starts, so it never counts), elsewhere an executable file.
-// A bin with a directory is only checked; a relative directory of pathEnv
-// is skipped.
+// it: on Windows with each PATHEXT extension but .ps1 (CreateProcess does
+// not start one), elsewhere an executable file. A relative directory of
+// pathEnv is skipped.
 func LookPathFor(goos, bin, pathEnv, pathext string) string {
 	if strings.ContainsAny(bin, `/\`) {
 		return findExec(goos, bin, pathext)
