@@ -78,26 +78,13 @@ func (a *Adapter) Ready() error {
 }
 
 func (a *Adapter) Capabilities() adapters.Capabilities {
+	transcripts := a.opts.TranscriptDir != ""
 	c := adapters.Capabilities{
-		Images:          a.profile.Vision,
-		EmbeddedContext: true,
-		Permissions:     true,
-		UsesEditorFS:    true,
-		DefaultModel:    a.profile.Model,
-		Skills:          "prompt",
-		MCP:             true,
-		MCPHTTP:         true,
-		Resume:          a.opts.TranscriptDir != "",
-		Fork:            a.opts.TranscriptDir != "",
-		Transcript:      a.opts.TranscriptDir != "",
-		DelegateTool:    true,
-		Hooks:           true,
-		SystemPrompt:    true,
-		Modes:           nativeModes,
-		DefaultMode:     modeDefault,
-		OutputSchema:    a.profile.JSONSchema,
-		TurnBudget:      true,
-		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
+		Images: a.profile.Vision, EmbeddedContext: true, Permissions: true, UsesEditorFS: true, Skills: "prompt",
+		MCP: true, MCPHTTP: true, DelegateTool: true, Hooks: true, SystemPrompt: true, TurnBudget: true,
+		Resume: transcripts, Fork: transcripts, Transcript: transcripts, OutputSchema: a.profile.JSONSchema,
+		DefaultModel: a.profile.Model, Modes: nativeModes, DefaultMode: modeDefault,
+		Notes: "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
 		c.Models = []adapters.Option{{ID: a.profile.Model, Name: a.profile.Model}}
