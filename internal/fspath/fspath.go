@@ -99,9 +99,8 @@ func (fsys fileSystem) evalDeepest(abs string) (string, error) {
 // (NTFS, and APFS as macOS formats it).
 func foldsCase(goos string) bool { return goos == "windows" || goos == "darwin" }
 
-// SplitPath cleans an absolute path by goos's rules and returns its volume
-// ("C:", `\\server\share`, or "" off Windows) and its names, with "." and
-// ".." applied.
+// SplitPath cleans an absolute path by goos's rules into its volume ("C:",
+// `\\server\share`, or "" off Windows) and its names.
 func SplitPath(goos, p string) (vol string, names []string) {
 	sep := "/"
 	if goos == "windows" {
@@ -211,9 +210,8 @@ func isMsysDrive(p string) bool {
 	return len(p) >= 2 && p[0] == '/' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') && (len(p) == 2 || p[2] == '/')
 }
 
-// stripLongPrefix turns the \\?\C:\x and \\?\UNC\server\share forms that
-// Windows returns for final path names (and their \\.\ twins) into the
-// usual C:\x and \\server\share; Go adds the prefix back itself when a
+// stripLongPrefix turns the \\?\ and \\.\ forms of final path names into
+// the usual C:\x and \\server\share; Go adds the prefix back itself when a
 // path is long.
 func stripLongPrefix(p string) string {
 	if len(p) < 4 || (p[:4] != `\\?\` && p[:4] != `\\.\`) {
