@@ -1,8 +1,7 @@
 // Package openai is hub's native agent: a tool-using loop over any
-// OpenAI-compatible Chat Completions endpoint (OpenAI, Azure, OpenRouter,
-// Groq, Together, Gemini's OpenAI API, and local servers such as Ollama,
-// LM Studio, vLLM and llama.cpp). Tools are confined to the session's
-// working directory and each call is put to the session's permission gate
+// OpenAI-compatible Chat Completions endpoint, hosted or local (Ollama, LM
+// Studio, vLLM, llama.cpp). Tools are confined to the session's working
+// directory and each call is put to the session's permission gate
 // (SessionOptions.Permission); without one, to the turn's reader.
 package openai
 
@@ -27,7 +26,6 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// Defaults for a profile that does not say.
 const (
 	DefaultMaxTurnRequests = 50
 	DefaultContextWindow   = 32768
@@ -36,33 +34,24 @@ const (
 
 // Options tune an Adapter beyond its profile; zero values are defaults.
 type Options struct {
-	HTTPClient *http.Client
-	Clock      Clock
-	// IdleTimeout ends a request when the provider sends nothing for this long.
-	IdleTimeout time.Duration
-	// MaxRetries overrides the retry count for 429/5xx/connection errors.
-	MaxRetries *int
-	Logger     zerolog.Logger
+	HTTPClient  *http.Client
+	Clock       Clock
+	IdleTimeout time.Duration // ends a request when the provider sends nothing for this long
+	MaxRetries  *int          // of 429/5xx/connection errors
+	Logger      zerolog.Logger
 	// TranscriptDir keeps each session's JSONL transcript, from which
-	// SessionOptions.ResumeID continues it; "" turns transcripts and
-	// resume off.
+	// SessionOptions.ResumeID continues it; "" turns both off.
 	TranscriptDir string
 	// MCPServers are used in every session besides the session's own
 	// (hub's config); a session's server of the same name wins.
 	MCPServers []adapters.MCPServer
-	// Hooks are the user's command hooks ([[hooks.EVENT]]); the loop runs
-	// them, but for UserPromptSubmit's, which the front end runs for every
-	// agent (conversation.HooksOf), and a PreToolUse hook may block. nil: none.
-	Hooks *hooks.Runner
-	// Sandbox confines the bash tool ([sandbox]; zero: workspace-write,
-	// network off).
-	Sandbox sandbox.Policy
-	// Shell, when set, is the bash tool's shell (pwsh or sh) instead of
-	// the host's (tools.Env.UseShell).
-	Shell adapters.Shell
+	// Hooks ([[hooks.EVENT]]) run in the loop, but for UserPromptSubmit's,
+	// which the front end runs for every agent (conversation.HooksOf).
+	Hooks   *hooks.Runner
+	Sandbox sandbox.Policy // confines the bash tool
+	Shell   adapters.Shell // the bash tool's, instead of the host's
 }
 
-// Adapter starts native-loop sessions against one profile.
 type Adapter struct {
 	profile Profile
 	opts    Options
@@ -70,7 +59,6 @@ type Adapter struct {
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for profile.
 func New(p Profile, opts Options) *Adapter {
 	opts.Clock = cmp.Or[Clock](opts.Clock, realClock{})
 	opts.HTTPClient = cmp.Or(opts.HTTPClient, &http.Client{Transport: http.DefaultTransport})
@@ -79,7 +67,6 @@ func New(p Profile, opts Options) *Adapter {
 	return &Adapter{profile: p, opts: opts}
 }
 
-// Name is the profile name.
 func (a *Adapter) Name() string { return a.profile.Name }
 
 // Ready implements adapters.Checker: a hosted endpoint needs its API key.
@@ -90,28 +77,14 @@ func (a *Adapter) Ready() error {
 	return nil
 }
 
-// Capabilities describes the native loop.
 func (a *Adapter) Capabilities() adapters.Capabilities {
+	transcripts := a.opts.TranscriptDir != ""
 	c := adapters.Capabilities{
-		Images:          a.profile.Vision,
-		EmbeddedContext: true,
-		Permissions:     true,
-		UsesEditorFS:    true,
-		DefaultModel:    a.profile.Model,
-		Skills:          "prompt",
-		MCP:             true,
-		MCPHTTP:         true,
-		Resume:          a.opts.TranscriptDir != "",
-		Fork:            a.opts.TranscriptDir != "",
-		Transcript:      a.opts.TranscriptDir != "",
-		DelegateTool:    true,
-		Hooks:           true,
-		SystemPrompt:    true,
-		Modes:           nativeModes,
-		DefaultMode:     modeDefault,
-		OutputSchema:    a.profile.JSONSchema,
-		TurnBudget:      true,
-		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
+		Images: a.profile.Vision, EmbeddedContext: true, Permissions: true, UsesEditorFS: true, Skills: "prompt",
+		MCP: true, MCPHTTP: true, DelegateTool: true, Hooks: true, SystemPrompt: true, TurnBudget: true,
+		Resume: transcripts, Fork: transcripts, Transcript: transcripts, OutputSchema: a.profile.JSONSchema,
+		DefaultModel: a.profile.Model, Modes: nativeModes, DefaultMode: modeDefault,
+		Notes: "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
 		c.Models = []adapters.Option{{ID: a.profile.Model, Name: a.profile.Model}}
@@ -119,7 +92,6 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	return c
 }
 
-// Start opens a session in opts.Cwd.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if len(opts.AddDirs) > 0 {
 		a.opts.Logger.Warn().Strs("dirs", opts.AddDirs).Msg("the native loop's tools stay in the session's cwd; additional roots are not used")
@@ -192,7 +164,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return s, nil
 }
 
-// sessionSeq tells apart the ids of sessions started in the same instant.
+// sessionSeq tells apart sessions started in the same instant.
 var sessionSeq atomic.Int64
 
 // withConfigured adds the configured servers the session does not name.

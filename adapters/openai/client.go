@@ -23,7 +23,6 @@ import (
 	"github.com/hubdev/hub/adapters/openai/tools"
 )
 
-// Sentinel errors.
 var (
 	ErrAuth        = errors.New("provider rejected the credentials")
 	ErrUnreachable = errors.New("provider unreachable")
@@ -80,7 +79,6 @@ type chatRequest struct {
 	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
 }
 
-// responseFormat holds the final answer to a JSON Schema, strictly.
 type responseFormat struct {
 	Type       string `json:"type"` // "json_schema"
 	JSONSchema struct {
@@ -131,7 +129,6 @@ type chunk struct {
 	} `json:"error"`
 }
 
-// reply is one assistant answer.
 type reply struct {
 	Text      string
 	ToolCalls []toolCall
@@ -139,8 +136,7 @@ type reply struct {
 	Usage     *usage
 }
 
-// Clock is the loop's time (retry waits, the system prompt's date), which
-// tests control.
+// Clock is the loop's time (retry waits, the system prompt's date).
 type Clock interface {
 	Now() time.Time
 	// Sleep waits d or until ctx ends (returning ctx.Err()).
@@ -170,7 +166,6 @@ const (
 	retryAfterCap     = 60 * time.Second
 )
 
-// client talks to one profile.
 type client struct {
 	// mu guards profile's Model (SetModel) and Stream, cleared when the
 	// server rejects streaming.
@@ -182,7 +177,6 @@ type client struct {
 	idle    time.Duration
 }
 
-// httpError is a non-2xx answer.
 type httpError struct {
 	status     int
 	retryAfter time.Duration
@@ -191,8 +185,7 @@ type httpError struct {
 
 func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.msg) }
 
-// complete sends req with retries; emit receives text and thought deltas.
-// It only retries when nothing was emitted yet for the attempt.
+// complete retries only when nothing was emitted yet for the attempt.
 func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	for attempt := 0; ; attempt++ {
 		c.mu.Lock()
@@ -247,7 +240,6 @@ func connRefused(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || runtime.GOOS == "windows" && errors.Is(err, wsaeConnRefused)
 }
 
-// statusOf is the HTTP status of the provider's refusal (0: none).
 func statusOf(err error) int {
 	if he, ok := errors.AsType[*httpError](err); ok {
 		return he.status
@@ -255,7 +247,6 @@ func statusOf(err error) int {
 	return 0
 }
 
-// retryNotice tells the user, without ending the turn, why the loop waits.
 func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapters.Event {
 	status := statusOf(err)
 	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retries)
@@ -335,7 +326,6 @@ func readHTTPError(resp *http.Response, now time.Time) error {
 	return he
 }
 
-// errorMessage extracts error.message from an OpenAI-style body.
 func errorMessage(b []byte) string {
 	var v struct {
 		Error any `json:"error"` // an object with a message, or a string
@@ -352,12 +342,10 @@ func errorMessage(b []byte) string {
 	return clip(adapters.OneLine(string(b)), 300)
 }
 
-// accumulator builds a reply from deltas.
 type accumulator struct {
-	r    reply
-	text strings.Builder
-	// index is the stream's index of each of r.ToolCalls.
-	index []int
+	r     reply
+	text  strings.Builder
+	index []int // the stream's index of each of r.ToolCalls
 }
 
 func (a *accumulator) add(d delta, emit func(adapters.Event)) {
@@ -384,7 +372,6 @@ func (a *accumulator) add(d delta, emit func(adapters.Event)) {
 	}
 }
 
-// result is the reply, unless err.
 func (a *accumulator) result(err error) (*reply, error) {
 	if err != nil {
 		return nil, err
@@ -396,13 +383,11 @@ func (a *accumulator) result(err error) (*reply, error) {
 	return &a.r, nil
 }
 
-// readStream reads a server-sent event stream of chat completion chunks
+// readStream reads a server-sent event stream
 // (https://html.spec.whatwg.org/multipage/server-sent-events.html): lines
-// end in LF, CRLF or CR, a leading byte order mark is dropped, an event's
-// data lines join with "\n" and a blank line ends it (one without data
-// holds no chunk). An event still open at the end of the stream counts as
-// ended. A line is handled when its end arrives, so an event is never
-// held until the next byte shows whether an LF follows a CR.
+// end in LF, CRLF or CR, an event's data lines join with "\n", a blank line
+// or the stream's end ends it. A line is handled when its end arrives, so an
+// event is never held until the next byte shows whether an LF follows a CR.
 func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	br := bufio.NewReader(body)
 	var acc accumulator
@@ -468,8 +453,7 @@ func sseField(line []byte) (value []byte, isData bool, err error) {
 	return nil, false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(string(line), 120))
 }
 
-// event handles one event's data: chunks of JSON (one or more values), or
-// [DONE], when done is true.
+// event handles one event's data: one or more JSON chunks, or [DONE].
 func (a *accumulator) event(data []byte, emit func(adapters.Event)) (done bool, err error) {
 	data = bytes.TrimSpace(data)
 	if string(data) == "[DONE]" {
@@ -500,7 +484,7 @@ func (a *accumulator) chunk(c chunk, emit func(adapters.Event)) error {
 	return nil
 }
 
-// readJSON reads an answer without a stream: its first choice's message.
+// readJSON reads an answer without a stream.
 func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	var c chunk
 	if err := json.NewDecoder(io.LimitReader(body, maxBody)).Decode(&c); err != nil {
@@ -516,8 +500,7 @@ func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	return acc.result(acc.chunk(c, emit))
 }
 
-// idleReader restarts t, which ends the request when no bytes arrived for
-// d, at every read that brings some.
+// idleReader restarts t, which ends the request when no bytes arrived for d.
 type idleReader struct {
 	io.Reader
 	t *time.Timer

@@ -15,7 +15,7 @@ import (
 // compactAt is the share of the context window that triggers compaction.
 const compactAt = 0.75
 
-// tokens is a cheap estimate of m's size: about four bytes per token.
+// tokens estimates four bytes per token.
 func (m *message) tokens() int {
 	n := len(m.text())
 	if parts, ok := m.Content.([]part); ok {
@@ -63,7 +63,7 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 }
 
 // replaceHead replaces the messages before cut, but the system prompt, by
-// summary, in the history and the transcript.
+// summary.
 func (s *Session) replaceHead(cut int, summary string) {
 	s.history = append([]message{s.history[0], summaryMessage(summary)}, s.history[cut:]...)
 	s.tr.Write(transcript.Record{Type: transcript.TypeCompaction, Summary: summary, Kept: len(s.history) - 2})
@@ -106,7 +106,6 @@ func (s *Session) summarize(ctx context.Context, msgs []message, out *adapters.T
 	return r.Text, nil
 }
 
-// text is the message's text: its string, or its parts' texts.
 func (m *message) text() string {
 	if parts, ok := m.Content.([]part); ok {
 		var b strings.Builder
@@ -119,7 +118,6 @@ func (m *message) text() string {
 	return s
 }
 
-// conversationText renders messages as plain text for the summarizer.
 func conversationText(msgs []message) string {
 	var b strings.Builder
 	for _, m := range msgs {

@@ -12,8 +12,7 @@ import (
 	"github.com/hubdev/hub/adapters/openai/tools"
 )
 
-// delegateToolName is the native loop's built-in tool for hub's
-// delegation: it runs on the same path as hub's MCP delegate tool, with
+// delegateToolName runs on the same path as hub's MCP delegate tool, with
 // the root session's permissions, view and cancel.
 const delegateToolName = "delegate_agent"
 
@@ -28,7 +27,7 @@ type delegateArgs struct {
 	TimeoutSeconds int    `json:"timeout_seconds"`
 }
 
-// delegateDef is the tool's definition; agents are the ones it may name.
+// delegateDef: agents are the ones it may name.
 func delegateDef(agents []string) tools.Definition {
 	names := "see `hub agents`"
 	if len(agents) > 0 {
@@ -42,10 +41,10 @@ func delegateDef(agents []string) tools.Definition {
 	return tools.Definition{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: json.RawMessage(params.String())}
 }
 
-// prepareDelegate validates one delegate_agent call, asked like an MCP
-// tool (an "always" answer holds for the agent or session the user saw,
-// permission.RequestOf). The delegate's own tool calls and permission
-// requests reach the user through the front end; this call shows its result.
+// prepareDelegate: the call is asked like an MCP tool (an "always" answer
+// holds for the agent or session the user saw, permission.RequestOf). The
+// delegate's own tool calls reach the user through the front end; this
+// call shows its result.
 func (s *Session) prepareDelegate(args json.RawMessage) (*tools.Prepared, error) {
 	var a delegateArgs
 	if err := json.Unmarshal(args, &a); err != nil {

@@ -8,9 +8,8 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// hook runs in's hooks, when there are any, with the session's part of
-// their input, and tells the user of those that failed or timed out on out
-// (nil: on the next turn's, which has a stream to tell it on).
+// hook tells the user of hooks that failed or timed out on out (nil: on
+// the next turn's).
 func (s *Session) hook(ctx context.Context, in hooks.Input, out *adapters.Turn) hooks.Outcome {
 	if !s.hooks.Has(in.Event) {
 		return hooks.Outcome{}
@@ -24,7 +23,6 @@ func (s *Session) hook(ctx context.Context, in hooks.Input, out *adapters.Turn) 
 	return res
 }
 
-// toolInput is a tool hook's input for call.
 func toolInput(ev hooks.Event, call adapters.ToolCall) hooks.Input {
 	return hooks.Input{Event: ev, Tool: call.Name, Kind: string(call.Kind), ToolCallID: call.ID, Input: call.RawInput}
 }

@@ -20,18 +20,13 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// The native loop's MCP tools: the session's MCP servers (the editor's,
-// stdio and HTTP) start in parallel under a timeout, through the official
-// Go MCP SDK; their tools are offered to the model as mcp__server__tool
-// with their own schemas, and every call passes the permission service
-// (ask, unless a rule allows the server or tool). A server that fails is
-// one warning and the session goes on without it. stdio servers run
-// under hub's process supervision and end with the session.
+// The session's MCP servers start in parallel; their tools are offered to
+// the model as mcp__server__tool, and every call passes the permission gate.
+// A server that fails is one warning and the session goes on without it.
 
 // mcpStartTimeout bounds a server's start and tool listing.
 const mcpStartTimeout = 15 * time.Second
 
-// mcpTool is one tool a server offers, under its model-facing name.
 type mcpTool struct {
 	server, tool string
 	def          tools.Definition
@@ -42,12 +37,10 @@ type mcpTools struct {
 	tools    map[string]mcpTool // by model-facing name
 	defs     []tools.Definition
 	sessions []*mcp.ClientSession
-	// warnings are the servers that could not start, for the first turn.
-	warnings []adapters.Event
+	warnings []adapters.Event // the servers that could not start
 }
 
-// stopOnClose is a stdio server's stdin, whose closing, when its session
-// closes, stops the server's process.
+// stopOnClose is a stdio server's stdin: closing its session stops it.
 type stopOnClose struct {
 	io.Writer
 	p *proc.Process
@@ -64,8 +57,6 @@ func mcpName(server, tool string) string {
 	return n[:min(len(n), 64)]
 }
 
-// startMCP connects to every server at once; the ones that fail become
-// warnings.
 func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Logger) *mcpTools {
 	m := &mcpTools{tools: map[string]mcpTool{}}
 	results := make([]struct {
@@ -147,8 +138,7 @@ func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpToo
 	return out, nil
 }
 
-// call runs a tool and maps its result to the text the model reads and
-// the content the editor shows.
+// call returns the text the model reads and the content the editor shows.
 func (t mcpTool) call(ctx context.Context, args json.RawMessage) tools.Result {
 	var in map[string]any
 	if len(args) > 0 && json.Unmarshal(args, &in) != nil {
@@ -180,14 +170,12 @@ func (t mcpTool) call(ctx context.Context, args json.RawMessage) tools.Result {
 	return tools.Result{Output: out, Content: content, Failed: res.IsError}
 }
 
-// close ends every server session and process.
 func (m *mcpTools) close() {
 	for _, s := range m.sessions {
 		_ = s.Close()
 	}
 }
 
-// headerTransport adds an HTTP MCP server's configured headers.
 type headerTransport struct {
 	headers map[string]string
 	next    http.RoundTripper

@@ -33,7 +33,6 @@ func validMode(mode string) error {
 	return nil
 }
 
-// SetMode switches between default, plan and read-only (nativeModes).
 func (s *Session) SetMode(_ context.Context, mode string) error {
 	if err := validMode(mode); err != nil {
 		return err
@@ -44,8 +43,8 @@ func (s *Session) SetMode(_ context.Context, mode string) error {
 	return nil
 }
 
-// offered is what the session offers: the front end's filter (a
-// persona's tools) narrowed by the mode, and the mode.
+// offered is the front end's filter (a persona's tools) narrowed by the
+// mode, and the mode.
 func (s *Session) offered() (*adapters.ToolFilter, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -55,21 +54,19 @@ func (s *Session) offered() (*adapters.ToolFilter, string) {
 	return s.tools, s.mode
 }
 
-// permits says whether the named tool may be offered and run.
 func (s *Session) permits(name string) bool {
 	f, _ := s.offered()
 	return f.Permits(name, tools.KindOf(name))
 }
 
-// modeNotes tell the model what its mode allows, after the system prompt.
 var modeNotes = map[string]string{
 	modePlan: "You are in plan mode: read and search only, change nothing. " +
 		"End your answer with the plan as a numbered list of steps, one line each.",
 	modeReadOnly: "You are in read-only mode: read and search only; you cannot change files or run commands.",
 }
 
-// noted is history with the mode's note added to the system message,
-// for one request; the history itself is left as it is.
+// noted is history with the mode's note added to the system message, for
+// one request.
 func (s *Session) noted(history []message) []message {
 	_, mode := s.offered()
 	if note := modeNotes[mode]; note != "" && len(history) > 0 && history[0].Role == "system" {
@@ -80,7 +77,6 @@ func (s *Session) noted(history []message) []message {
 	return history
 }
 
-// emitPlan, in plan mode, shows the final answer's list as the plan.
 func (s *Session) emitPlan(text string, out *adapters.Turn) {
 	if _, mode := s.offered(); mode == modePlan {
 		if plan := planOf(text); len(plan) > 0 {
@@ -91,7 +87,6 @@ func (s *Session) emitPlan(text string, out *adapters.Turn) {
 
 var planItem = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.+)$`)
 
-// planOf reads a plan answer's list items as plan entries.
 func planOf(text string) []adapters.PlanEntry {
 	var out []adapters.PlanEntry
 	for _, line := range strings.Split(text, "\n") {

@@ -15,8 +15,6 @@ import (
 //go:embed prompts
 var promptFS embed.FS
 
-// compactText is the summarizer's instructions.
-//
 //go:embed prompts/compact.md
 var compactText string
 
@@ -25,7 +23,6 @@ var systemTmpl = template.Must(template.ParseFS(promptFS, "prompts/system.md"))
 // projectFileBudget caps the AGENTS.md text put into the system prompt.
 const projectFileBudget = 16 << 10
 
-// systemPrompt renders the system prompt for cwd.
 func systemPrompt(cwd, instructions string, now time.Time) string {
 	file, text := projectInstructions(cwd)
 	var b strings.Builder

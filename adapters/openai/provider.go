@@ -25,9 +25,8 @@ type Profile struct {
 	BaseURL   string
 	Model     string
 	APIKeyEnv string
-	// APIKey overrides APIKeyEnv (tests, env-configured "openai").
-	APIKey  string
-	Headers map[string]string
+	APIKey    string // overrides APIKeyEnv
+	Headers   map[string]string
 
 	OmitTemperature bool
 	OmitToolChoice  bool
@@ -39,10 +38,8 @@ type Profile struct {
 	MaxTurnRequests int
 	Stream          bool
 	AzureAPIVersion string
-	// JSONSchema says the endpoint takes response_format json_schema.
-	JSONSchema bool
-	// Local presets need no API key.
-	Local bool
+	JSONSchema      bool // the endpoint takes response_format json_schema
+	Local           bool // needs no API key
 }
 
 type presetData struct {
@@ -58,7 +55,6 @@ var presets = func() map[string]presetData {
 	return m
 }()
 
-// PresetNames lists the shipped presets.
 func PresetNames() []string { return slices.Sorted(maps.Keys(presets)) }
 
 // PresetOf names the shipped preset a profile starts from: pc.Preset, else
@@ -95,8 +91,8 @@ func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
 	return p, nil
 }
 
-// profileOf is the profile config c (laid over its preset) describes;
-// a negative number is unset and streaming is on unless c turns it off.
+// profileOf: a negative number is unset, and streaming is on unless c
+// turns it off.
 func profileOf(name string, c config.ProviderConfig, local bool) Profile {
 	return Profile{Name: name, BaseURL: c.BaseURL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Headers: c.Headers,
 		OmitTemperature: c.OmitTemperature, OmitToolChoice: c.OmitToolChoice, MaxTokensField: c.MaxTokensField,
@@ -129,7 +125,6 @@ func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error)
 	return p, nil
 }
 
-// key returns the API key (empty when none is configured).
 func (p Profile) key() string { return cmp.Or(p.APIKey, os.Getenv(p.APIKeyEnv)) }
 
 // window is the context window the loop compacts within and reports.
@@ -153,7 +148,6 @@ func (p Profile) Endpoint(path string) string {
 	return u
 }
 
-// Authorize sets the auth and extra headers on req.
 func (p Profile) Authorize(req *http.Request) {
 	if k := p.key(); k != "" {
 		if isAzure(p.BaseURL) {

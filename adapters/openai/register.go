@@ -9,18 +9,15 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// Named is one native profile hub knows by name, resolved (Err when it
-// does not resolve).
 type Named struct {
 	Name    string
 	Profile Profile
 	Err     error
 }
 
-// Profiles lists the native profiles of cfg, each name once: "openai" (env
-// OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL over the openai preset),
-// then one per [providers.NAME] profile, then the shipped presets the
-// config does not name; a disabled agent's is left out.
+// Profiles lists the native profiles of cfg, each name once: "openai"
+// (EnvProfile), one per [providers.NAME] profile, then the shipped presets
+// the config does not name; a disabled agent's is left out.
 func Profiles(cfg *config.Config, getenv func(string) string) []Named {
 	names := append(append([]string{"openai"}, slices.Sorted(maps.Keys(cfg.Providers))...), PresetNames()...)
 	var out []Named

@@ -18,7 +18,7 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// doomLoopRepeats is how many identical consecutive calls trigger a question.
+// doomLoopRepeats identical consecutive calls trigger a question.
 const doomLoopRepeats = 3
 
 // Session is one native-loop conversation. History lives in memory and
@@ -43,22 +43,16 @@ type Session struct {
 	steered   []message
 	steerable bool
 
-	lastCall string
-	repeats  int
-	// mcp are the tools of the session's MCP servers.
-	mcp *mcpTools
-	// delegate runs the delegate_agent tool (nil: not offered).
-	delegate    adapters.DelegateFunc
+	lastCall    string
+	repeats     int
+	mcp         *mcpTools
+	delegate    adapters.DelegateFunc // nil: delegate_agent not offered
 	delegateDef []tools.Definition
-	// tr is the session's transcript (a zero Writer when off); trFailed
-	// says a failed write was reported.
-	tr       *transcript.Writer
-	trFailed bool
-	// hooks are the user's command hooks (nil: none).
-	hooks *hooks.Runner
-	// held (under mu) waits for the next turn: the warnings of MCP servers
-	// that did not start and of hooks run outside a turn's stream
-	// (SessionStart) that failed.
+	tr          *transcript.Writer // a zero Writer when off
+	trFailed    bool               // a failed write was reported
+	hooks       *hooks.Runner      // nil: none
+	// held (under mu) waits for the next turn: warnings of MCP servers that
+	// did not start and of hooks run outside a turn (SessionStart).
 	held []adapters.Event
 	// tools are the front end's (a persona's; nil: all), narrowed by mode
 	// (under mu).
@@ -71,10 +65,9 @@ var (
 	_ adapters.Configurable = (*Session)(nil)
 )
 
-// ID returns hub's id for the session, the name of its transcript.
+// ID is also the name of the session's transcript.
 func (s *Session) ID() string { return s.id }
 
-// SetModel switches the model for later requests.
 func (s *Session) SetModel(_ context.Context, model string) error {
 	s.client.mu.Lock()
 	s.client.profile.Model = model
@@ -82,7 +75,6 @@ func (s *Session) SetModel(_ context.Context, model string) error {
 	return nil
 }
 
-// interrupt stops the running turn, its request, backoff and tools.
 func (s *Session) interrupt() {
 	s.mu.Lock()
 	c := s.cancel
@@ -106,8 +98,6 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// Prompt runs one user turn: model requests and tool calls until the model
-// answers without tools.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -231,7 +221,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 	}
 }
 
-// tell emits ev on out, or holds it for the next turn when out is nil.
+// tell holds ev for the next turn when out is nil.
 func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
 	if out != nil {
 		out.Emit(ev)
@@ -242,7 +232,6 @@ func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
 	s.mu.Unlock()
 }
 
-// finishStops are the finish reasons that end a turn other than as its end.
 var finishStops = map[string]adapters.StopReason{"content_filter": adapters.StopRefusal, "length": adapters.StopMaxTokens}
 
 func finishStop(finish string) adapters.StopReason {
@@ -280,7 +269,6 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	return req
 }
 
-// builtinDefs are the built-in tools' definitions, made once.
 var builtinDefs = sync.OnceValue(tools.Definitions)
 
 func errorEvent(err error) adapters.Event {

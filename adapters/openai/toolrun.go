@@ -19,8 +19,7 @@ import (
 // uiTextCap bounds tool output copied into tool updates for the editor.
 const uiTextCap = 8 << 10
 
-// runTool validates, checks permission for, and runs one call, emitting the
-// ACP tool events. It returns the text the model reads.
+// runTool returns the text the model reads.
 func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) string {
 	name, args := tc.Function.Name, json.RawMessage(tc.Function.Arguments)
 	call := adapters.ToolCall{ID: tc.ID, Name: name, Title: name, Kind: tools.KindOf(name), Status: adapters.StatusPending}
@@ -61,7 +60,6 @@ func (s *Session) prepare(name string, args json.RawMessage) (*tools.Prepared, e
 	return s.env.Prepare(name, args)
 }
 
-// ran reports what a call did and runs the PostToolUse hooks.
 func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Result, out *adapters.Turn) string {
 	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: res.Content, Locations: res.Locations}
 	if res.Failed {
@@ -78,9 +76,8 @@ func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Res
 }
 
 // permitted has a call judged once, by the gate, after the doom loop
-// check; the loop only refuses a tool it does not offer, and marks its
-// own say (Unasked, Hook). A session without a gate asks the turn's
-// reader every call (adapters.TurnRules), reads too: nothing runs unasked.
+// check; the loop only refuses a tool it does not offer. A session without
+// a gate asks the turn's reader every call, reads too: nothing runs unasked.
 // msg is what the model reads when the call may not run.
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (msg string, ok bool) {
 	if msg, ok := s.doomLoop(ctx, call, args, out); !ok {
@@ -113,7 +110,6 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 	}
 }
 
-// record writes one decision in the session's transcript.
 func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string) adapters.Event {
 	ev := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: call.ID, Title: call.Title, Kind: call.Kind,
 		Allowed: allowed, By: by, Reason: reason}}
@@ -122,8 +118,7 @@ func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string
 }
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in
-// a row; ok is false when the call must not run. The question must be
-// asked: no rule, "always" answer or --approve lets the repetition go on
+// a row. No rule, "always" answer or --approve lets the repetition go on
 // (the gate answers it only where nobody can be asked: stop).
 func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (string, bool) {
 	sig := call.Name + "\x00" + canonicalJSON(args)
@@ -165,7 +160,7 @@ func textContent(s string) adapters.ToolContent {
 	return adapters.ToolContent{Type: adapters.ToolContentText, Text: s}
 }
 
-// clip cuts s to n bytes, on a character's start, and marks the cut.
+// clip cuts s to n bytes, on a character's start.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -8,7 +8,6 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// add appends messages to the history and to the session's transcript.
 func (s *Session) add(msgs ...message) {
 	s.history = append(s.history, msgs...)
 	for i := range msgs {
@@ -18,8 +17,8 @@ func (s *Session) add(msgs ...message) {
 	}
 }
 
-// endTranscriptTurn marks the turn's end and syncs the file; a transcript
-// that cannot be written is reported once, and the session goes on.
+// endTranscriptTurn reports a transcript that cannot be written once, and
+// the session goes on.
 func (s *Session) endTranscriptTurn(stop adapters.StopReason) {
 	s.tr.Write(transcript.Record{Type: transcript.TypeTurnEnd, Stop: string(stop)})
 	if err := s.tr.Sync(); err != nil && !s.trFailed {
@@ -32,9 +31,8 @@ func summaryMessage(summary string) message {
 	return message{Role: "user", Content: "Summary of the earlier conversation (older messages were compacted):\n\n" + summary}
 }
 
-// openTranscript starts session id's transcript (appending to it on a
-// resume); a zero Writer, which writes nothing, when transcripts are off
-// or the file cannot be opened.
+// openTranscript appends on a resume; it returns a zero Writer, which writes
+// nothing, when transcripts are off or the file cannot be opened.
 func (a *Adapter) openTranscript(meta transcript.Meta) *transcript.Writer {
 	if a.opts.TranscriptDir == "" {
 		return &transcript.Writer{}
@@ -48,8 +46,7 @@ func (a *Adapter) openTranscript(meta transcript.Meta) *transcript.Writer {
 }
 
 // loadHistory rebuilds session id's conversation (without the system
-// prompt) from its transcript: its messages, each compaction replacing
-// what came before its kept tail by the summary; none for id "".
+// prompt) from its transcript; none for id "".
 func (a *Adapter) loadHistory(id string) ([]message, error) {
 	if id == "" {
 		return nil, nil
@@ -91,8 +88,7 @@ func trimDangling(hist []message) []message {
 	return hist
 }
 
-// decodeMessage reads a history message back with the content types the
-// loop uses (a string or parts).
+// decodeMessage gives Content the types the loop uses (a string or parts).
 func decodeMessage(data json.RawMessage) (message, error) {
 	var m message
 	if err := json.Unmarshal(data, &m); err != nil {

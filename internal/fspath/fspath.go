@@ -15,7 +15,6 @@ import (
 	"strings"
 )
 
-// Sentinel errors.
 var (
 	ErrOutside = errors.New("path is outside the workspace")
 	ErrBadPath = errors.New("invalid path")
@@ -23,10 +22,9 @@ var (
 
 // Resolve maps p (relative to root, or absolute) to an absolute path
 // inside root, which must be absolute with its own links resolved
-// (RealPath). Links are resolved on the deepest existing ancestor of p, so
-// none leads outside and a file about to be created is judged by the
-// folder it lands in. The result is spelled from root, so rules and
-// callers see one prefix whatever case or \\?\ form p used.
+// (RealPath). A file about to be created is judged by the folder it lands
+// in. The result is spelled from root, so rules and callers see one prefix
+// whatever case or \\?\ form p used.
 func Resolve(goos, root, p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", fmt.Errorf("%w: path is empty", ErrBadPath)
@@ -101,9 +99,8 @@ func (fsys fileSystem) evalDeepest(abs string) (string, error) {
 // (NTFS, and APFS as macOS formats it).
 func foldsCase(goos string) bool { return goos == "windows" || goos == "darwin" }
 
-// SplitPath cleans an absolute path by goos's rules and returns its volume
-// ("C:", `\\server\share`, or "" off Windows) and its names, with "." and
-// ".." applied.
+// SplitPath cleans an absolute path by goos's rules into its volume ("C:",
+// `\\server\share`, or "" off Windows) and its names.
 func SplitPath(goos, p string) (vol string, names []string) {
 	sep := "/"
 	if goos == "windows" {
@@ -149,7 +146,7 @@ func IsDrive(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }
 
-// relNames returns p's names below root, and whether p is root or inside it.
+// relNames returns p's names below root; false when p is outside.
 func relNames(goos, root, p string) ([]string, bool) {
 	rv, rn := SplitPath(goos, root)
 	pv, pn := SplitPath(goos, p)
@@ -160,7 +157,6 @@ func relNames(goos, root, p string) ([]string, bool) {
 	return pn[len(rn):], true
 }
 
-// Within reports whether p is root or inside it under goos's path rules.
 func Within(goos, root, p string) bool {
 	_, ok := relNames(goos, root, p)
 	return ok
@@ -214,9 +210,8 @@ func isMsysDrive(p string) bool {
 	return len(p) >= 2 && p[0] == '/' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') && (len(p) == 2 || p[2] == '/')
 }
 
-// stripLongPrefix turns the \\?\C:\x and \\?\UNC\server\share forms that
-// Windows returns for final path names (and their \\.\ twins) into the
-// usual C:\x and \\server\share; Go adds the prefix back itself when a
+// stripLongPrefix turns the \\?\ and \\.\ forms of final path names into
+// the usual C:\x and \\server\share; Go adds the prefix back itself when a
 // path is long.
 func stripLongPrefix(p string) string {
 	if len(p) < 4 || (p[:4] != `\\?\` && p[:4] != `\\.\`) {

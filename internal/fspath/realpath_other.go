@@ -4,5 +4,5 @@ package fspath
 
 import "path/filepath"
 
-// RealPath resolves every symlink in the existing path p.
+// RealPath resolves every link in the existing path p.
 func RealPath(p string) (string, error) { return filepath.EvalSymlinks(p) }

@@ -13,7 +13,6 @@ import (
 // The lookup rules take the OS as a parameter, so Linux tests cover the
 // macOS and Windows ones.
 
-// ListSep is goos's PATH list separator.
 func ListSep(goos string) string {
 	if goos == "windows" {
 		return ";"
@@ -22,10 +21,9 @@ func ListSep(goos string) string {
 }
 
 // LookPathFor finds bin in the directories of pathEnv as goos would run
-// it: on Windows with each PATHEXT extension (a .ps1 is not a program
-// CreateProcess starts, so it never counts), elsewhere an executable file.
-// A bin with a directory is only checked; a relative directory of pathEnv
-// is skipped.
+// it: on Windows with each PATHEXT extension but .ps1 (CreateProcess does
+// not start one), elsewhere an executable file. A relative directory of
+// pathEnv is skipped.
 func LookPathFor(goos, bin, pathEnv, pathext string) string {
 	if strings.ContainsAny(bin, `/\`) {
 		return findExec(goos, bin, pathext)
@@ -42,7 +40,7 @@ func LookPathFor(goos, bin, pathEnv, pathext string) string {
 }
 
 // findExec returns p, or on Windows p with the first PATHEXT extension
-// that exists, when that is a program; "" otherwise.
+// that exists, when that is a program; otherwise "".
 func findExec(goos, p, pathext string) string {
 	if goos != "windows" {
 		if isExec(p) {
@@ -94,8 +92,8 @@ func FindProgramsFor(goos string, bins, dirs []string, pathext string) map[strin
 	return m
 }
 
-// foundMemo keeps FindProgramsFor's answers for the life of the process: the
-// registry and doctor ask the same question within one command.
+// foundMemo lives as long as hub: the registry and doctor ask the same
+// question within one command.
 var (
 	foundMu   sync.Mutex
 	foundMemo = map[string]map[string]string{}

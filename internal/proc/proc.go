@@ -1,12 +1,11 @@
-// Package proc supervises agent processes: each runs with piped stdio, its
-// stderr kept in a bounded ring buffer for
-// error messages, and stopping it signals its whole process tree, waits a
-// grace period, then kills and reaps. No child outlives Stop, and none
-// outlives hub, however hub ends:
+// Package proc supervises agent processes: piped stdio, stderr kept in a
+// bounded ring for error messages, and a Stop that signals the whole process
+// tree, waits a grace period, then kills and reaps. No child outlives Stop or
+// hub, however hub ends:
 //
-//   - Unix (Linux, macOS): the agent runs in its own process group under a
-//     small supervisor (hub itself, re-executed; see supervise_unix.go) that
-//     kills the group when hub's end of a pipe closes.
+//   - Unix: the agent runs in its own process group under a small supervisor
+//     (hub re-executed; see package supervise) that kills the group when
+//     hub's end of a pipe closes.
 //   - Windows: the agent's tree runs in a Job object that kills it when the
 //     job's last handle, held by hub, closes (see proc_windows.go).
 package proc
@@ -32,10 +31,8 @@ import (
 )
 
 var (
-	// ErrNotFound means the program is not on PATH.
 	ErrNotFound = errors.New("program not found")
-	// ErrBadDir means the working directory cannot be used.
-	ErrBadDir = errors.New("bad working directory")
+	ErrBadDir   = errors.New("bad working directory")
 	// ErrStopping means StopAll, or a StopUnder of the start's directory,
 	// is under way: hub is ending the processes that would run with it.
 	ErrStopping = errors.New("hub is stopping its agent processes")
@@ -44,43 +41,34 @@ var (
 // DefaultGrace is how long Stop waits after the first signal before SIGKILL.
 const DefaultGrace = 3 * time.Second
 
-// Spec describes a process to start.
 type Spec struct {
-	Path string   // program name or path; resolved with exec.LookPath, then KnownDirs
-	Args []string // arguments, without the program name
-	Dir  string
-	// Env is the full environment; nil means os.Environ().
-	Env []string
-	// StderrLimit bounds the kept stderr bytes (default 64 KiB).
-	StderrLimit int
-	// StderrTee also receives every stderr byte (e.g. a debug logger).
-	StderrTee io.Writer
+	Path        string   // program name or path; resolved with exec.LookPath, then KnownDirs
+	Args        []string // without the program name
+	Dir         string
+	Env         []string  // the full environment; nil means os.Environ()
+	StderrLimit int       // kept stderr bytes (default 64 KiB)
+	StderrTee   io.Writer // also receives every stderr byte
 	// StopSignal is sent to the group first on Stop (default SIGTERM). On
 	// Windows any signal but SIGKILL becomes CTRL_BREAK_EVENT.
 	StopSignal syscall.Signal
-	// Grace is the wait between StopSignal and SIGKILL (default DefaultGrace).
-	Grace time.Duration
-	// CmdLine, on Windows, is the command line passed as is instead of
-	// one quoted from Path and Args (cmd.exe /c reads its own quoting);
-	// ignored elsewhere.
+	Grace      time.Duration // between StopSignal and SIGKILL (default DefaultGrace)
+	// CmdLine, on Windows only, is passed as is instead of one quoted from
+	// Path and Args (cmd.exe /c reads its own quoting).
 	CmdLine string
 }
 
-// Process is a running, supervised child.
 type Process struct {
 	Stdin  io.WriteCloser
 	Stdout io.ReadCloser
 
-	spec    Spec
-	cmd     *exec.Cmd
-	sys     sysState
-	stderr  *Ring
-	done    chan struct{}
-	waitErr error
-	// closeStdin closes Stdin on the first Stop.
-	closeStdin sync.Once
-	// stderrDone is closed when the stderr copier has drained the pipe.
-	stderrDone chan struct{}
+	spec       Spec
+	cmd        *exec.Cmd
+	sys        sysState
+	stderr     *Ring
+	done       chan struct{}
+	waitErr    error
+	closeStdin sync.Once              // on the first Stop
+	stderrDone chan struct{}          // closed when the stderr copier drained the pipe
 	status     exitStatus             // set once reaped
 	stopped    atomic.Pointer[string] // why StopFor signalled it before it exited
 	traced     *tracedPipes           // nil unless tracing is on
@@ -129,7 +117,6 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// startPipes starts cmd with stdin, stdout and stderr on fresh pipes.
 func (p *Process) startPipes(path string) error {
 	cmd, err := p.command(path)
 	if err != nil {
@@ -170,7 +157,6 @@ const stderrDrainLimit = 2 * time.Second
 
 func (p *Process) wait() {
 	p.waitErr = p.reap()
-	// The leader is gone; end whatever it left behind in its tree.
 	p.killTree()
 	// Let the copier finish, so StderrTail sees the last lines written.
 	select {
@@ -198,11 +184,10 @@ func logArgs(args []string) []string {
 	return out
 }
 
-// Pid returns the leader's pid: on Unix the supervisor, whose pid is also
-// the process group id.
+// Pid is the leader's: on Unix the supervisor, whose pid is the group id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// Done is closed once the process has exited and been reaped.
+// Done is closed once the process has been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Wait blocks until exit and returns the exit error (nil on status 0).
@@ -219,7 +204,6 @@ func (p *Process) ExitCode() int {
 	return p.status.code
 }
 
-// Exited reports whether the process has been reaped.
 func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
@@ -229,8 +213,7 @@ func (p *Process) Exited() bool {
 	}
 }
 
-// Signal sends sig to the whole process group (see Spec.StopSignal for
-// Windows).
+// Signal sends sig to the whole process group (see Spec.StopSignal for Windows).
 func (p *Process) Signal(sig syscall.Signal) error {
 	if p.Exited() {
 		return nil
@@ -244,15 +227,11 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // Stop closes stdin, signals the group with StopSignal, waits the grace
 // period, then SIGKILLs the group and waits for the reap. Safe to call many
 // times and from many goroutines.
-func (p *Process) Stop() error {
-	return p.stop(p.spec.Grace, "")
-}
+func (p *Process) Stop() error { return p.stop(p.spec.Grace, "") }
 
-// StopFor is Stop saying why, which Stopped tells once a stop signalled
-// the process: the first why given.
+// StopFor is Stop saying why, which Stopped then tells (the first why given).
 func (p *Process) StopFor(why string) error { return p.stop(p.spec.Grace, why) }
 
-// StopWithin is Stop with an explicit grace period.
 func (p *Process) StopWithin(grace time.Duration) error { return p.stop(grace, "") }
 
 func (p *Process) stop(grace time.Duration, why string) error {
@@ -274,8 +253,7 @@ func (p *Process) stop(grace time.Duration, why string) error {
 	return nil
 }
 
-// Stopped is why a stop signalled the process before it exited, as
-// StopFor was told: "" when none did, or none said why.
+// Stopped is why a StopFor signalled the process before it exited, or "".
 func (p *Process) Stopped() string {
 	if why := p.stopped.Load(); why != nil {
 		return *why
@@ -283,7 +261,6 @@ func (p *Process) Stopped() string {
 	return ""
 }
 
-// StderrTail returns up to the last n lines of stderr, trimmed.
 func (p *Process) StderrTail(n int) string { return p.stderr.TailLines(n) }
 
 // pipes opens n pipes, each as its read end then its write end; when one
@@ -308,14 +285,12 @@ func closeAll(fs ...*os.File) {
 }
 
 var (
-	// live holds the started processes not yet reaped (as keys).
-	live sync.Map
-	// starting is held read by each Start and written by StopUnder, which
-	// so waits for the starts under way: each is live, or refused, before
-	// it looks.
+	live sync.Map // keys: the started processes not yet reaped
+	// starting is held read by each Start and written by StopUnder, so the
+	// starts under way are live, or refused, before StopUnder looks.
 	starting sync.RWMutex
-	// fenced counts by directory the StopUnder calls that keep Start out
-	// of it ("": out of every directory).
+	// fenced counts the StopUnder calls keeping Start out of each directory
+	// ("": every directory).
 	fenced = map[string]int{}
 )
 
@@ -353,8 +328,7 @@ func under(d, dir string) bool {
 	return dir == "" || err == nil && filepath.IsLocal(rel)
 }
 
-// fencedOff says whether a StopUnder keeps Start out of dir; the caller
-// holds starting.
+// fencedOff: the caller holds starting.
 func fencedOff(dir string) bool {
 	for f := range fenced {
 		if under(dir, f) {
@@ -364,7 +338,7 @@ func fencedOff(dir string) bool {
 	return false
 }
 
-// Live returns the number of supervised processes not yet reaped.
+// Live is the number of supervised processes not yet reaped.
 func Live() int {
 	n := 0
 	for range live.Range {

@@ -18,13 +18,13 @@ import (
 	"github.com/hubdev/hub/internal/proc/supervise"
 )
 
-// sysState is what a Unix process keeps: hub's end of the supervisor's
-// watch pipe. It stays open, unread and unwritten, for the life of hub (a
-// dead hub's descriptors are closed by the kernel, which is the signal).
+// sysState holds hub's ends of the supervisor's pipes. watch stays open,
+// unread and unwritten, while the agent runs: the kernel closes a dead hub's
+// descriptors, which is the supervisor's signal.
 type sysState struct {
 	watch  *os.File
-	status *os.File
-	result *os.File // the agent's wait status, written by the supervisor
+	status *os.File // whether the agent started
+	result *os.File // the agent's wait status
 }
 
 // supervisorExe is the binary to re-execute: on Linux /proc/self/exe,
@@ -44,9 +44,7 @@ func supervisorExe() (string, error) {
 }
 
 // command returns the supervisor command that runs path with the spec's
-// arguments in a new process group. It passes the read end of the watch
-// pipe (hub keeps the write end) and the write end of a status pipe on
-// which the supervisor reports whether the agent started.
+// arguments in a new process group.
 func (p *Process) command(path string) (*exec.Cmd, error) {
 	exe, err := supervisorExe()
 	if err != nil {
@@ -110,7 +108,6 @@ func statusOf(ws syscall.WaitStatus) exitStatus {
 	return exitStatus{code: ws.ExitStatus()}
 }
 
-// signalTree sends sig to the process group.
 func (p *Process) signalTree(sig syscall.Signal) error {
 	if err := syscall.Kill(-p.Pid(), sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return err
@@ -134,8 +131,7 @@ func (p *Process) ExitSignal() string {
 	return "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(p.status.signal), "SIG"))
 }
 
-// exitStatus is how the agent ended: an exit code, or -1 and the signal
-// that killed it.
+// exitStatus: code is -1 when signal killed the agent.
 type exitStatus struct {
 	code   int
 	signal syscall.Signal

@@ -171,18 +171,15 @@ func (p *Process) killTree() {
 	}
 }
 
-// reap waits for the process.
 func (p *Process) reap() error {
 	err := p.cmd.Wait()
 	p.status = exitStatus{code: p.cmd.ProcessState.ExitCode()}
 	return err
 }
 
-// ExitSignal is always "": Windows processes end with an exit code.
+// ExitSignal is "": Windows processes end with an exit code.
 func (p *Process) ExitSignal() string { return "" }
 
-// exitStatus is how the agent ended: Windows processes end with an exit
-// code.
 type exitStatus struct {
 	code int
 }

@@ -14,10 +14,8 @@ type Ring struct {
 	truncated bool
 }
 
-// NewRing returns a ring that keeps limit bytes.
 func NewRing(limit int) *Ring { return &Ring{limit: limit} }
 
-// Write appends p, dropping the oldest bytes beyond the limit.
 func (r *Ring) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -32,7 +30,6 @@ func (r *Ring) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// String returns the kept bytes.
 func (r *Ring) String() string {
 	s, _ := r.Snapshot()
 	return s
@@ -45,14 +42,12 @@ func (r *Ring) Snapshot() (string, bool) {
 	return string(r.buf), r.truncated
 }
 
-// terminalCodes are the colour and cursor sequences (CSI, OSC, and the
-// short ones such as ESC 7 or ESC ( B) a CLI writes for a terminal, which
-// an editor or a log shows as noise.
+// terminalCodes are a terminal's colour and cursor sequences (CSI, OSC, and
+// short ones such as ESC 7 or ESC ( B), noise in an editor or a log.
 var terminalCodes = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[ -/]*[0-~]")
 
-// TailLines returns the last n non-empty lines joined by " | ", as
-// plain text: of a line a carriage return rewrote (a progress bar), what
-// the terminal showed last.
+// TailLines returns the last n non-empty lines joined by " | ", as plain
+// text: of a line a carriage return rewrote (a progress bar), its last part.
 func (r *Ring) TailLines(n int) string {
 	lines := strings.Split(strings.TrimSpace(r.String()), "\n")
 	var keep []string

@@ -5,19 +5,16 @@ import (
 	"strings"
 )
 
-// npm installs a CLI on Windows as a .cmd shim (claude.cmd, codex.cmd, …).
-// Starting a .cmd runs cmd.exe, whose quoting rules differ from the ones Go
-// applies to a program's arguments, so a prompt with quotes, & or % would
-// reach the agent changed (or run as a command). hub therefore starts what
-// the shim starts: node with the package's script, or the package's own
-// binary, with ordinary argument quoting.
+// npm installs a CLI on Windows as a .cmd shim. cmd.exe quotes unlike Go,
+// so a prompt with quotes, & or % would reach the agent changed (or run as a
+// command); hub starts what the shim starts instead: node with the
+// package's script, or the package's own binary.
 
 // shimTarget matches the program a cmd-shim runs: "%dp0%\<path>" %*.
 var shimTarget = regexp.MustCompile(`"%dp0%\\([^"]+)"\s+%\*`)
 
 // shimArgv returns the argv that the npm shim at path (its text in body)
-// runs with args. ok is false when body is not an npm shim. exists reports
-// whether a file exists and lookPath finds a program on PATH.
+// runs with args; false when body is not an npm shim.
 func shimArgv(path, body string, args []string, exists func(string) bool, lookPath func(string) (string, error)) ([]string, bool) {
 	m := shimTarget.FindAllStringSubmatch(body, -1)
 	if len(m) == 0 {
@@ -39,7 +36,7 @@ func shimArgv(path, body string, args []string, exists func(string) bool, lookPa
 	return append([]string{node, target}, args...), true
 }
 
-// winDir is the directory part of a Windows path (either slash).
+// winDir is filepath.Dir for a Windows path, on any OS.
 func winDir(p string) string {
 	if i := strings.LastIndexAny(p, `\/`); i >= 0 {
 		return p[:i]

@@ -8,9 +8,6 @@ import (
 	"github.com/hubdev/hub/internal/trace"
 )
 
-// tracedPipes marks a turn's hops on the agent's pipes: the next write to
-// stdin after Trace (the prompt) and the first read from stdout after it.
-// Start puts them in place only when tracing is on.
 type tracedPipes struct {
 	write, read atomic.Pointer[trace.Span]
 }
@@ -53,7 +50,6 @@ func (p *Process) Trace(ctx context.Context) {
 	}
 }
 
-// tracePipes wraps the pipes when tracing is on.
 func (p *Process) tracePipes() {
 	if !trace.On() {
 		return

@@ -7,12 +7,11 @@ import (
 	"strconv"
 )
 
-// Hold takes an exclusive lock on path for as long as the caller works
-// (a run of minutes), failing at once with ErrLocked when another holder
-// has it. The operating system's file lock (flock, LockFileEx) is
-// released when its process dies, so a lock a dead process left is taken
-// over. The file stays (removing it would let two holders lock two
-// files); it holds the holder's pid, which the error names.
+// Hold takes an exclusive lock on path for as long as the caller works (a
+// run of minutes), failing at once with ErrLocked when another holder has
+// it. The OS file lock (flock, LockFileEx) dies with its process, so a dead
+// holder's lock is taken over. The file stays (removing it would let two
+// holders lock two files); it holds the holder's pid, which the error names.
 func Hold(path string) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)

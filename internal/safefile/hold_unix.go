@@ -11,7 +11,6 @@ func tryLock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_
 
 func unlock(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
-// links counts the names (hard links) of the file st describes.
 func links(_ *os.File, st os.FileInfo) uint64 {
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
 		return uint64(s.Nlink)

@@ -13,14 +13,13 @@ import (
 )
 
 // OpenIn opens the regular file name (slash-separated) under the folder
-// top, through an os.Root on top and following no link on the way: a path
-// checked when it held none stays the path opened, whatever is swapped in
-// between (a link is ErrLinked, even one to a file under top). With
-// os.O_CREATE the missing folders are made and a missing file is created,
-// never through a link; os.O_TRUNC truncates only once the file is known
-// to be the one named. A FIFO or device is ErrNotRegular, without
-// blocking on it. The Root lives for the call only: one kept open would
-// hold top on Windows.
+// top, through an os.Root following no link: a path checked when it held
+// none stays the path opened, whatever is swapped in between (a link is
+// ErrLinked, even one to a file under top). os.O_CREATE makes the missing
+// folders and file, never through a link; os.O_TRUNC truncates only once the
+// file is known to be the one named. A FIFO or device is ErrNotRegular,
+// without blocking on it. The Root lives for the call only: one kept open
+// would hold top on Windows.
 func OpenIn(top, name string, flag int) (*os.File, error) {
 	dir, base := path.Split(name)
 	d, err := dirIn(top, dir, flag&os.O_CREATE != 0)
@@ -49,13 +48,11 @@ func OpenIn(top, name string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// WriteIn sets the contents of the regular file name (slash-separated)
-// under top, creating it and its missing folders, opened by OpenIn: no
-// link is followed, and an existing file keeps its mode. A file with
-// other names (hard links, which may be outside top: ln ~/.bashrc notes)
-// is replaced by a new file of the same mode, so they keep their
-// contents; a single-named one is written in place, which is not atomic:
-// a reader may see it half written.
+// WriteIn sets the contents of the file name, opened by OpenIn with
+// O_CREATE; an existing file keeps its mode. A file with other names (hard
+// links, which may be outside top: ln ~/.bashrc notes) is replaced by a new
+// file, so they keep their contents; a single-named one is written in
+// place, not atomically.
 func WriteIn(top, name string, data []byte) error {
 	f, err := OpenIn(top, name, os.O_WRONLY|os.O_CREATE)
 	if err != nil {
@@ -83,8 +80,6 @@ func Linked(f *os.File) bool {
 	return err != nil || links(f, st) > 1
 }
 
-// replaceIn writes data to a new file beside name under top, then renames
-// it over name.
 func replaceIn(top, name string, data []byte, perm fs.FileMode) error {
 	dir, base := path.Split(name)
 	d, err := dirIn(top, dir, false)
@@ -107,8 +102,7 @@ func replaceIn(top, name string, data []byte, perm fs.FileMode) error {
 	return err
 }
 
-// same checks that f is the regular file at name in d, not one a link there
-// leads to.
+// same checks that f is the regular file at name in d, not one a link leads to.
 func same(d *os.Root, name string, f *os.File) error {
 	at, err := d.Lstat(name)
 	if err != nil {
@@ -126,8 +120,7 @@ func same(d *os.Root, name string, f *os.File) error {
 	return nil
 }
 
-// dirIn opens folder dir of top one name at a time, each the folder
-// itself and no link (mkdir makes those missing).
+// dirIn opens folder dir of top one name at a time, refusing links.
 func dirIn(top, dir string, mkdir bool) (*os.Root, error) {
 	d, err := os.OpenRoot(top)
 	if err != nil {

@@ -1,8 +1,8 @@
 // Package safefile reads files a repository supplies (config, AGENTS.md,
 // skills) without trusting their shape, opens a workspace's files with no
-// link on the way (OpenIn), and rewrites small shared stores
-// (trust, grants) so concurrent hub processes do not lose each other's
-// writes. It imports nothing of hub's, so every package may use it.
+// link on the way (OpenIn), and rewrites small shared stores (trust, grants)
+// so concurrent hub processes do not lose each other's writes. It imports
+// nothing of hub's, so every package may use it.
 package safefile
 
 import (
@@ -15,15 +15,12 @@ import (
 	"time"
 )
 
-// Sentinel errors.
 var (
-	// ErrNotRegular: the path is a device, FIFO, socket or directory
-	// (a symlink is followed; its target must be a regular file).
+	// ErrNotRegular: a device, FIFO, socket or directory (Read follows a
+	// symlink; its target must be a regular file).
 	ErrNotRegular = errors.New("not a regular file")
-	// ErrTooLarge: the file holds more than the cap.
-	ErrTooLarge = errors.New("file too large")
-	// ErrLocked: another process held the lock past the wait.
-	ErrLocked = errors.New("locked")
+	ErrTooLarge   = errors.New("file too large")
+	ErrLocked     = errors.New("locked")
 	// ErrLinked: a link (a symlink, or a junction on Windows) stands on a
 	// path OpenIn follows none of.
 	ErrLinked = errors.New("a link is on the path, which is not followed")
@@ -31,7 +28,7 @@ var (
 
 // Read returns the bytes of the regular file at path, at most max of them:
 // a longer file is ErrTooLarge, a device or FIFO ErrNotRegular, without
-// blocking on it. A missing file is an error satisfying fs.ErrNotExist.
+// blocking on it.
 func Read(path string, max int64) ([]byte, error) {
 	f, err := Open(path)
 	return readAll(f, err, path, max)
@@ -44,7 +41,7 @@ func ReadIn(top, name string, max int64) ([]byte, error) {
 	return readAll(f, err, name, max)
 }
 
-// readAll reads at most max bytes of the file open returned, and closes it.
+// readAll reads at most max bytes of f, and closes it.
 func readAll(f *os.File, err error, path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
@@ -62,8 +59,7 @@ func readAll(f *os.File, err error, path string, max int64) ([]byte, error) {
 
 // Open opens the regular file at path for reading, for a reader that
 // takes only part of it: a device, FIFO or directory is ErrNotRegular,
-// neither opened nor waited on. A missing file is an error satisfying
-// fs.ErrNotExist.
+// neither opened nor waited on.
 func Open(path string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -110,8 +106,7 @@ const (
 )
 
 // Lock takes path+".lock" (created with O_EXCL, so it works across
-// processes and platforms) and returns its release. It waits for another
-// holder up to a few seconds, then fails with ErrLocked.
+// processes and platforms), waiting for another holder up to lockWait.
 func Lock(path string) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -138,8 +133,8 @@ func Lock(path string) (unlock func(), err error) {
 	}
 }
 
-// WriteAtomic replaces path with data: a temporary file in the same
-// directory, renamed over it, so a reader sees the old or the new bytes.
+// WriteAtomic replaces path with data through a temporary file renamed over
+// it, so a reader sees the old or the new bytes.
 func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

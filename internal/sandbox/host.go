@@ -12,7 +12,6 @@ import (
 	"time"
 )
 
-// Sandbox runs commands under a Policy with the host's sandbox tool.
 type Sandbox struct {
 	Policy Policy
 	tool   string // the tool's path; "" when commands run unconfined
@@ -43,7 +42,6 @@ func New(p Policy, lookPath func(string) (string, error)) *Sandbox {
 	return s
 }
 
-// Active reports whether commands run confined.
 func (s *Sandbox) Active() bool { return s != nil && s.tool != "" }
 
 // Notice is the one line a command's output starts with when it should
@@ -55,7 +53,7 @@ func (s *Sandbox) Notice() string {
 	return "[not sandboxed: " + s.reason + "]"
 }
 
-// Status says in one line how commands run, for hub doctor.
+// Status is for hub doctor.
 func (s *Sandbox) Status() string {
 	switch {
 	case s.Policy.Mode == Off:
@@ -71,8 +69,7 @@ func (s *Sandbox) Status() string {
 }
 
 // Command returns the command line that runs path args in root under the
-// sandbox (path args unchanged when it is not active), and a cleanup to
-// call once the command ended.
+// sandbox (unchanged when not active), and a cleanup to call once it ended.
 func (s *Sandbox) Command(root, path string, args []string) (Wrapped, func(), error) {
 	if !s.Active() {
 		return Wrapped{Path: path, Args: args}, func() {}, nil
@@ -81,8 +78,7 @@ func (s *Sandbox) Command(root, path string, args []string) (Wrapped, func(), er
 }
 
 // Check runs a trivial command under the sandbox, to tell a tool that is
-// installed but cannot work here (e.g. no user namespaces) from one that
-// does; nil when the sandbox is not active.
+// installed but cannot work here (e.g. no user namespaces) from one that does.
 func (s *Sandbox) Check(ctx context.Context) error {
 	if !s.Active() {
 		return nil
@@ -103,13 +99,11 @@ func (s *Sandbox) Check(ctx context.Context) error {
 	return nil
 }
 
-// checks caches Check's verdict per tool and policy for the process.
-var checks sync.Map
+var checks sync.Map // Check's verdict per tool and policy
 
 // Checked is New, then Check (once per process for a tool and policy): a
-// tool that cannot work here (e.g. no user namespaces in a container)
-// leaves commands unconfined, with a notice that says why, rather than
-// failing every one of them.
+// tool that cannot work here leaves commands unconfined, with a notice that
+// says why, rather than failing every one of them.
 func Checked(ctx context.Context, p Policy, lookPath func(string) (string, error)) *Sandbox {
 	s := New(p, lookPath)
 	if !s.Active() {

@@ -1,15 +1,12 @@
 // Package sandbox confines the native loop's shell commands: bubblewrap
-// (bwrap) on Linux, sandbox-exec on macOS, nothing on Windows. It parses
-// the [sandbox] modes, builds the wrapping command line (OS-neutral, so it
-// is tested everywhere) and says plainly when a command is not sandboxed.
-//
-// Modes:
+// (bwrap) on Linux, sandbox-exec on macOS, nothing on Windows. It builds the
+// wrapping command line (OS-neutral, so tested everywhere) and says plainly
+// when a command is not sandboxed. Modes:
 //   - workspace-write (default): the session's working directory and a
-//     private temp dir are writable, the rest of the file system is
-//     read-only; the network is off unless network = true.
-//   - read-only: nothing that outlives the command is writable; the
-//     command still gets a private, empty temp dir (compilers, sort and
-//     many tools need one), discarded when it exits.
+//     private temp dir are writable, the rest read-only; no network unless
+//     network = true.
+//   - read-only: only a private, empty temp dir (many tools need one) is
+//     writable, discarded when the command exits.
 //   - off: commands run as the user, unconfined.
 package sandbox
 
@@ -22,14 +19,12 @@ import (
 // Mode is how much a sandboxed command may write.
 type Mode string
 
-// The modes, from the loosest to the strictest.
 const (
 	Off            Mode = "off"
 	WorkspaceWrite Mode = "workspace-write"
 	ReadOnly       Mode = "read-only"
 )
 
-// ErrMode marks a mode hub does not know.
 var ErrMode = errors.New("unknown sandbox mode")
 
 // ParseMode reads a [sandbox] mode; "" is the default, workspace-write.
@@ -43,37 +38,29 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("%w %q (use \"read-only\", \"workspace-write\" or \"off\")", ErrMode, s)
 }
 
-// Stricter reports whether m confines more than other.
 func (m Mode) Stricter(other Mode) bool { return strictness[m] > strictness[other] }
 
 // strictness ranks the modes; workspace-write and "" (its default) are 0.
 var strictness = map[Mode]int{Off: -1, ReadOnly: 1}
 
-// Policy is what a sandboxed command may do.
 type Policy struct {
-	Mode Mode
-	// Network lets the command reach the network (and the host's
-	// loopback); off by default.
-	Network bool
+	Mode    Mode
+	Network bool // the network and the host's loopback
 }
 
 // Wrapped is a command line that runs a program inside the sandbox.
 type Wrapped struct {
 	Path string
 	Args []string
-	// Env are variables to add to the command's environment.
-	Env []string
+	Env  []string // to add to the command's environment
 }
 
-// BwrapArgs builds bubblewrap's arguments that run path args in root:
-// the whole file system read-only (so the user's tools stay usable), a
-// fresh /dev and /proc, a private tmpfs on /tmp, root itself bound
-// writable (workspace-write) or read-only again on top of the tmpfs
-// (read-only; root may lie under /tmp), the secrets hidden (an empty
-// tmpfs over a directory, /dev/null over a file), and no network unless
-// allowed. The command stays in bwrap's process group, so killing the
-// group stops it; its own PID namespace ends every process it left when
-// it exits.
+// BwrapArgs runs path args in root: / read-only (the user's tools stay
+// usable), a fresh /dev and /proc, a private tmpfs on /tmp, root bound again
+// on top of it (root may lie under /tmp), the secrets hidden (an empty tmpfs
+// over a directory, /dev/null over a file). The command stays in bwrap's
+// process group, so killing the group stops it; its own PID namespace ends
+// every process it left when it exits.
 func BwrapArgs(p Policy, root string, secrets []Secret, path string, args []string) []string {
 	out := []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}
 	if p.Mode == ReadOnly {
@@ -98,15 +85,12 @@ func BwrapArgs(p Policy, root string, secrets []Secret, path string, args []stri
 }
 
 // SeatbeltProfile is the sandbox-exec (Seatbelt) profile of p. Seatbelt
-// cannot mount, so where bwrap gives a tmpfs the command gets a private
-// temp dir (param TMP, also its TMPDIR); param ROOT is the workspace.
-// Reads stay allowed everywhere, as with bwrap's read-only /, but for the
-// secrets (params S0, S1, …), which can be neither read nor written.
-// Writes are denied except to TMP, ROOT (workspace-write only) and the
-// device files every shell writes to; with the network off, IP traffic is
-// denied in both directions while Unix sockets (e.g. the user's
-// ssh-agent, which a read-only / leaves reachable under bwrap too) stay
-// usable. Later rules win in Seatbelt, so the secrets' deny comes last.
+// cannot mount, so the command gets a private temp dir (param TMP) where
+// bwrap gives a tmpfs; ROOT is the workspace; the secrets are params S0, S1,
+// …. Reads are allowed but for the secrets; writes only to TMP, ROOT
+// (workspace-write) and the shell's device files. With the network off, IP
+// traffic is denied but Unix sockets (the user's ssh-agent, reachable under
+// bwrap too) are not. Later rules win, so the secrets' deny comes last.
 func SeatbeltProfile(p Policy, secrets []Secret) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n")
@@ -124,9 +108,8 @@ func SeatbeltProfile(p Policy, secrets []Secret) string {
 	return b.String()
 }
 
-// SeatbeltArgs are sandbox-exec's arguments that run path args under p
-// with root as the workspace, tmp as the private temp dir and secrets
-// hidden.
+// SeatbeltArgs run path args under p with root as the workspace and tmp as
+// the private temp dir.
 func SeatbeltArgs(p Policy, root, tmp string, secrets []Secret, path string, args []string) []string {
 	out := []string{"-p", SeatbeltProfile(p, secrets), "-D", "ROOT=" + root, "-D", "TMP=" + tmp}
 	for i, s := range secrets {

@@ -15,19 +15,16 @@ type Secret struct {
 	Dir  bool
 }
 
-// CredentialStores are the credential stores under the home directory: keys,
-// cloud and registry logins, tokens. The rest of the file system stays
-// readable so the user's tools work; these are what a prompt-injected
-// command would send away.
+// CredentialStores, under the home directory, are what a prompt-injected
+// command would send away; the rest stays readable so the user's tools work.
 var CredentialStores = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker/config.json", ".netrc", ".git-credentials",
 	".config/gcloud", ".config/gh", ".npmrc", ".pypirc", ".cargo/credentials.toml",
 	".password-store", ".local/share/keyrings",
 }
 
-// Secrets are home's credential stores that exist, as their real paths
-// (a symlinked ~/.ssh is hidden where it points), but any that holds root:
-// the workspace stays usable.
+// Secrets are home's credential stores that exist, as real paths (a
+// symlinked ~/.ssh is hidden where it points), but any that holds root.
 func Secrets(home, root string, stat func(string) (fs.FileInfo, error), realPath func(string) (string, error)) []Secret {
 	if home == "" {
 		return nil

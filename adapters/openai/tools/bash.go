@@ -90,8 +90,8 @@ func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, timeout time.Dura
 	return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, code), Failed: code != 0}
 }
 
-// stopped is the note of a command that a cancel of ctx or its timeout
-// (tctx's deadline) ended; "" when neither did.
+// stopped is the note of a command that a cancel of ctx or tctx's deadline
+// ended, or "".
 func stopped(ctx, tctx context.Context, timeout time.Duration) string {
 	switch {
 	case ctx.Err() != nil:
@@ -102,8 +102,6 @@ func stopped(ctx, tctx context.Context, timeout time.Duration) string {
 	return ""
 }
 
-// notice is the line a command's output starts with when it should have
-// run sandboxed and did not.
 func (e *Env) notice() string {
 	if n := e.Sandbox.Notice(); n != "" {
 		return n + "\n"
@@ -111,9 +109,8 @@ func (e *Env) notice() string {
 	return ""
 }
 
-// headTail keeps the first half of cap bytes and, in a ring, the last
-// half, and counts what it wrote. Its methods are safe for concurrent use
-// (the stdout copy and proc's stderr tee write at once).
+// headTail keeps the first and the last half of cap bytes. The stdout copy
+// and proc's stderr tee write it at once.
 type headTail struct {
 	mu      sync.Mutex
 	head    []byte
@@ -145,8 +142,6 @@ func (h *headTail) String() string {
 	return string(h.head) + tail
 }
 
-// runTerminal runs the command in an editor terminal: create, wait with a
-// timeout, kill on timeout or cancel, read output, and always release.
 func (e *Env) runTerminal(ctx context.Context, w sandbox.Wrapped, timeout time.Duration, update func(adapters.ToolCall)) Result {
 	limit := uint64(e.OutputCap)
 	params := schema.CreateTerminalRequest{Command: w.Path, Args: w.Args, Cwd: e.Root, OutputByteLimit: &limit}
@@ -193,7 +188,7 @@ func (e *Env) runTerminal(ctx context.Context, w sandbox.Wrapped, timeout time.D
 	return Result{Output: fmt.Sprintf("%s\n[killed by signal %s]", body, cmp.Or(exit.Signal, "unknown")), Failed: true, Content: shown}
 }
 
-// call asks the editor; the editor client adds the session's id.
+// call: the editor client adds the session's id.
 func (e *Env) call(ctx context.Context, method string, params, out any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {

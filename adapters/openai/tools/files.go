@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/text/encoding/unicode"
+
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/safefile"
 )
@@ -176,7 +178,6 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 	}
 }
 
-// current returns the file's text and whether it exists.
 func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	if e.Editor != nil && e.Editor.CanReadFile() {
 		if ok, _, err := e.present(p); !ok || err != nil {
@@ -223,10 +224,9 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 	return nil
 }
 
-// present reports whether p exists, failing when a link stands on its path
-// now (safefile.OpenIn): the editor opens by path, so it is not handed
-// one swapped in since the check (it may still meet one swapped in after).
-// linked: the file has other names (safefile.Linked).
+// present fails when a link stands on p's path now (safefile.OpenIn): the
+// editor opens by path, so it is not handed one swapped in since the check
+// (it may still meet one swapped in after). linked: safefile.Linked.
 func (e *Env) present(p string) (exists, linked bool, err error) {
 	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
@@ -236,4 +236,24 @@ func (e *Env) present(p string) (exists, linked bool, err error) {
 		return false, false, fmt.Errorf("%s: %w", e.rel(p), err)
 	}
 	return true, safefile.Linked(f), f.Close()
+}
+
+// isCRLF: mixed files are left as they are.
+func isCRLF(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && strings.Count(s, "\r\n") == n
+}
+
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+func toCRLF(s string) string { return strings.ReplaceAll(toLF(s), "\n", "\r\n") }
+
+// utf16Text decodes data that starts with a UTF-16 byte order mark, as
+// Windows PowerShell 5.1's > redirection writes.
+func utf16Text(data []byte) (text string, ok bool) {
+	if len(data)%2 != 0 || !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return "", false
+	}
+	b, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(data) // the BOM picks the order
+	return string(b), err == nil
 }

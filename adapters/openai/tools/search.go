@@ -135,10 +135,9 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, where string) 
 	return lines, nil
 }
 
-// fileFilter is grep's file filter with ripgrep's --glob meaning, so both
-// searches pick the same files: a pattern without a slash matches a file's
-// name at any depth, one with a slash its path (slash-separated) from the
-// workspace root; a leading ! keeps the files the rest does not match.
+// fileFilter gives g ripgrep's --glob meaning, so both searches pick the
+// same files: a pattern without a slash matches a file's name at any depth,
+// one with a slash its path from the workspace root; a leading ! negates.
 func fileFilter(g string) (keep func(rel string) bool, err error) {
 	p, negate := strings.CutPrefix(filepath.ToSlash(g), "!")
 	p = strings.TrimPrefix(p, "/")
@@ -175,9 +174,8 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, keep func(string) b
 	return lines, err
 }
 
-// walk visits the regular files at or under start (slash-separated, in
-// the workspace's os.Root, so no link leads out), skipping VCS and
-// dependency folders, until visit returns false.
+// walk visits the regular files at or under start in the workspace's
+// os.Root, so no link leads out, until visit returns false.
 func (e *Env) walk(ctx context.Context, start string, visit func(name string) bool) error {
 	root, err := os.OpenRoot(e.Root)
 	if err != nil {

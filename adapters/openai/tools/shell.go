@@ -14,13 +14,10 @@ import (
 
 // shell is the program the bash tool hands commands to.
 type shell struct {
-	Path string // program name or path
-	// Name is how the tool description calls it, e.g. "Git Bash".
-	Name string
-	// PowerShell means PowerShell syntax and flags instead of POSIX sh.
-	PowerShell bool
-	// Windows is the host, for the description's hints.
-	Windows bool
+	Path       string // program name or path
+	Name       string // how the tool description calls it, e.g. "Git Bash"
+	PowerShell bool   // PowerShell syntax and flags instead of POSIX sh
+	Windows    bool   // the host, for the description's hints
 }
 
 // psPrelude makes Windows PowerShell 5.1 and pwsh behave in a pipe: no
@@ -30,8 +27,7 @@ const psPrelude = "$ProgressPreference='SilentlyContinue'; " +
 	"[Console]::OutputEncoding=[System.Text.Encoding]::UTF8; " +
 	"$PSDefaultParameterValues['Out-File:Encoding']='utf8'\n"
 
-// args returns the arguments that run command; local runs merge stderr
-// into stdout in the shell when it can.
+// args: local runs merge stderr into stdout in the shell when it can.
 func (s shell) args(command string, local bool) []string {
 	if s.PowerShell {
 		return []string{"-NoProfile", "-NonInteractive", "-Command", psPrelude + command}
@@ -50,8 +46,6 @@ func (e *Env) Shell() adapters.Shell {
 	return adapters.ShellSh
 }
 
-// UseShell has the bash tool run pwsh (PowerShell) or sh instead of the
-// host's shell.
 func (e *Env) UseShell(s adapters.Shell) {
 	e.shell = shell{Path: "sh", Name: "sh", Windows: e.shell.Windows}
 	if s == adapters.ShellPowerShell {
@@ -68,8 +62,6 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// chooseShell picks the bash tool's shell: bash (else sh) off Windows; on
-// Windows Git Bash when installed, else pwsh, else Windows PowerShell.
 func chooseShell(goos string, getenv func(string) string, exists func(string) bool, lookPath func(string) (string, error)) shell {
 	if goos != "windows" {
 		if _, err := lookPath("bash"); err == nil {
@@ -92,9 +84,8 @@ func chooseShell(goos string, getenv func(string) string, exists func(string) bo
 	return shell{Path: p, Name: "Windows PowerShell", PowerShell: true, Windows: true}
 }
 
-// gitBash finds Git for Windows' bash.exe. It never returns WSL's
-// bash.exe (System32 or WindowsApps), which runs in a Linux VM that sees
-// other paths and tools than the workspace's.
+// gitBash never returns WSL's bash.exe (System32 or WindowsApps), which runs
+// in a Linux VM that sees other paths and tools than the workspace's.
 func gitBash(getenv func(string) string, exists func(string) bool, lookPath func(string) (string, error)) string {
 	var cands []string
 	for _, v := range [][2]string{{"ProgramFiles", `Git`}, {"ProgramW6432", `Git`}, {"ProgramFiles(x86)", `Git`}, {"LOCALAPPDATA", `Programs\Git`}} {
@@ -125,7 +116,7 @@ func isWSLBash(getenv func(string) string, p string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, "WindowsApps") })
 }
 
-// winJoin joins and cleans Windows path parts, whatever the host.
+// winJoin joins and cleans Windows path parts on any host.
 func winJoin(base, rel string) string {
 	vol, names := fspath.SplitPath("windows", base+`\`+rel)
 	return vol + `\` + strings.Join(names, `\`)

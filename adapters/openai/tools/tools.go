@@ -21,11 +21,9 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// hostOS is the goos the path rules follow at run time; tests change it
-// to cover Windows and macOS on Linux.
+// hostOS is the goos the path rules follow; tests change it.
 var hostOS = runtime.GOOS
 
-// Sentinel errors.
 var (
 	ErrOutsideWorkspace = fspath.ErrOutside
 	ErrUnknownTool      = errors.New("unknown tool")
@@ -37,18 +35,15 @@ var promptFS embed.FS
 
 // Env is what tools need from the session.
 type Env struct {
-	Root   string                // workspace root, absolute with symlinks resolved
-	Editor adapters.EditorClient // nil outside ACP
-	// OutputCap bounds tool output in bytes (default 64 KiB).
-	OutputCap int
-	// Sandbox confines bash commands (default: workspace-write when the
-	// host has a sandbox tool; commands that run unconfined say so).
-	Sandbox *sandbox.Sandbox
+	Root      string                // workspace root, absolute with symlinks resolved
+	Editor    adapters.EditorClient // nil outside ACP
+	OutputCap int                   // tool output in bytes
+	Sandbox   *sandbox.Sandbox      // confines bash commands
 
 	shell shell // what the bash tool runs
 }
 
-// NewEnv resolves root (which must exist) and returns an Env.
+// NewEnv resolves root, which must exist.
 func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -62,7 +57,6 @@ func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
 		Sandbox: sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, nil)}, nil
 }
 
-// Result is a finished tool call.
 type Result struct {
 	Output    string // what the model reads
 	Content   []adapters.ToolContent
@@ -74,7 +68,7 @@ type Result struct {
 type Prepared struct {
 	Title     string
 	Locations []adapters.Location
-	// Run executes the call; update reports interim changes (e.g. a terminal).
+	// Run's update reports interim changes (e.g. a terminal).
 	Run func(ctx context.Context, update func(adapters.ToolCall)) Result
 }
 
@@ -122,12 +116,10 @@ func definitions(sh shell) []Definition {
 	return out
 }
 
-// KindOf returns a tool's ACP kind (KindOther when unknown).
 func KindOf(name string) adapters.ToolKind {
 	return cmp.Or(specs[name].kind, adapters.KindOther)
 }
 
-// Prepare validates args for tool name and resolves its paths.
 func (e *Env) Prepare(name string, args json.RawMessage) (*Prepared, error) {
 	s, ok := specs[name]
 	if !ok {
@@ -139,7 +131,6 @@ func (e *Env) Prepare(name string, args json.RawMessage) (*Prepared, error) {
 	return s.prepare(e, args)
 }
 
-// decoded reads a call's arguments as A for prepare.
 func decoded[A any](prepare func(*Env, A) (*Prepared, error)) func(*Env, json.RawMessage) (*Prepared, error) {
 	return func(e *Env, raw json.RawMessage) (*Prepared, error) {
 		var a A
@@ -150,13 +141,11 @@ func decoded[A any](prepare func(*Env, A) (*Prepared, error)) func(*Env, json.Ra
 	}
 }
 
-// prepared is a call on p (shown at line) that run does, titled title.
 func prepared(title, p string, line int, run func(ctx context.Context) Result) *Prepared {
 	return &Prepared{Title: title, Locations: []adapters.Location{{Path: p, Line: line}},
 		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result { return run(ctx) }}
 }
 
-// onFile is a file tool's call on path, resolved in the workspace.
 func (e *Env) onFile(verb, path string, line int, run func(ctx context.Context, p string) Result) (*Prepared, error) {
 	p, err := e.Resolve(path)
 	if err != nil {
@@ -165,8 +154,7 @@ func (e *Env) onFile(verb, path string, line int, run func(ctx context.Context, 
 	return prepared(verb+" "+e.rel(p), p, line, func(ctx context.Context) Result { return run(ctx, p) }), nil
 }
 
-// Resolve maps p (relative to Root, or absolute) to an absolute path inside
-// Root, links judged by their target (see fspath.Resolve).
+// Resolve maps p to an absolute path inside Root (see fspath.Resolve).
 func (e *Env) Resolve(p string) (string, error) {
 	got, err := fspath.Resolve(hostOS, e.Root, p)
 	if errors.Is(err, fspath.ErrBadPath) {
@@ -175,7 +163,6 @@ func (e *Env) Resolve(p string) (string, error) {
 	return got, err
 }
 
-// rel shows p relative to Root, with forward slashes, for titles and output.
 func (e *Env) rel(p string) string { return fspath.RelTo(hostOS, e.Root, p) }
 
 func failed(format string, a ...any) Result {

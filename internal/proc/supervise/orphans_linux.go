@@ -16,11 +16,10 @@ func adoptOrphans() {
 }
 
 // killOrphans kills the supervisor's children (adopted once the agent is
-// gone), and the process group each leads, reaping them until none is
-// left: a killed child's own children, in sessions of their own, are
-// adopted in turn. A child is never reaped but here, so its pid cannot
-// have been reused when it is killed. A process that does not die (stuck
-// in the kernel) delays the group kill that follows by a second at most.
+// gone) and their process groups, reaping until none is left: a killed
+// child's children are adopted in turn. A child is reaped only here, so its
+// pid cannot have been reused when it is killed. One stuck in the kernel
+// delays the group kill that follows by a second at most.
 func killOrphans() {
 	done := make(chan struct{})
 	go func() {
@@ -38,7 +37,6 @@ func killOrphans() {
 	}
 }
 
-// killChildren SIGKILLs each child of the supervisor and the group it leads.
 func killChildren() {
 	tasks, _ := os.ReadDir("/proc/self/task")
 	for _, task := range tasks {

@@ -11,31 +11,23 @@ import (
 )
 
 // Why a supervisor: an agent CLI starts children of its own (shells, MCP
-// servers, language servers). Linux's Pdeathsig ends only the direct child
-// when hub dies, and it fires when the *thread* that forked exits, which Go
-// does not pin; macOS has no Pdeathsig at all. So every agent runs under a
-// supervisor in the agent's own process group: hub re-executes its own
-// binary with argv[0] = Arg0, and the supervisor starts the agent,
-// reports its exit status, and holds the read end of a pipe whose write end
-// only hub holds. However hub ends (SIGKILL included), the kernel closes
-// hub's descriptors, the supervisor reads EOF and kills the whole group,
-// grandchildren included. Reading EOF works the same on Linux and macOS, so
-// no kqueue NOTE_EXIT (macOS) or prctl (Linux) watch is needed; macOS runs
-// the very code Linux tests run. When the agent exits, the supervisor
-// writes its wait status to a pipe and kills the group, itself included,
-// so no path out of the supervisor leaves the group alive.
-//
+// servers). Linux's Pdeathsig ends only the direct child, and fires when the
+// *thread* that forked exits, which Go does not pin; macOS has none. So the
+// supervisor runs in the agent's own process group and holds the read end of
+// a pipe only hub writes: however hub ends (SIGKILL included), the kernel
+// closes hub's end, the supervisor reads EOF and kills the whole group. EOF
+// works alike on Linux and macOS, so macOS runs the code Linux tests run.
+// When the agent exits, the supervisor reports its wait status and kills the
+// group, itself included: no path out of it leaves the group alive.
+
 // Arg0 is the argv[0] that makes a hub process a supervisor.
 const Arg0 = "hub-supervise"
 
-// init turns this process into a supervisor when hub started it as one.
-// It runs in every binary that links proc (hub and the tests), before main
-// and before the heavy package inits. Go initialises the packages that are
-// ready in import path order, so every package sorted before this one runs
-// its init first once it is ready: importing only os, os/signal and what
-// they import (not fmt, io or os/exec, which wait for much more), this one
-// is ready after 21 inits instead of 85, and an agent start does not pay
-// for hub's tables, schemas and certificate pools (GODEBUG=inittrace=1).
+// init runs in every binary that links proc (hub and the tests). Go runs
+// ready packages' inits in import path order; importing only os, os/signal
+// and what they import (not fmt, io or os/exec), this one is ready after 21
+// inits instead of 85, so an agent start does not pay for hub's tables,
+// schemas and certificate pools (GODEBUG=inittrace=1).
 func init() {
 	if len(os.Args) >= 2 && os.Args[0] == Arg0 {
 		// syscall.Exit, not os.Exit: nothing to flush, and a race-enabled test
@@ -44,20 +36,18 @@ func init() {
 	}
 }
 
-// The pipes from hub: ExtraFiles[0], [1] and [2].
+// The pipes from hub (ExtraFiles).
 const (
 	watchFD  = 3 // hub holds the write end for as long as it lives
 	statusFD = 4 // the supervisor writes why the agent did not start
 	resultFD = 5 // the supervisor writes the agent's wait status
 )
 
-// supervise runs the agent in this process group. It returns (an exit
-// code) only when the agent did not start; otherwise it ends by killing
-// the whole group, itself included, on every path: the agent's exit (after
-// reporting its status on resultFD) and hub's death. Exiting first would
-// leave the agent's children running whenever hub is already gone: hub
-// dying closes the agent's stdin, the agent exits, and the supervisor could
-// see that before it saw the watch pipe close.
+// supervise returns (an exit code) only when the agent did not start;
+// otherwise it kills the whole group, itself included, on every path.
+// Exiting instead could leave the agent's children running when hub is gone:
+// hub dying closes the agent's stdin, the agent exits, and the supervisor
+// could see that before the watch pipe's EOF.
 func supervise(path string, args []string) int {
 	catchSignals()
 	adoptOrphans()
@@ -96,9 +86,8 @@ func supervise(path string, args []string) int {
 	return 0
 }
 
-// waitAgent waits for the agent's exit, reaping on the way the orphans
-// the supervisor adopted (adoptOrphans), which would else stay zombies
-// for as long as the agent runs.
+// waitAgent also reaps the orphans adoptOrphans brought, which would else
+// stay zombies for as long as the agent runs.
 func waitAgent(pid int) (syscall.WaitStatus, bool) {
 	for {
 		var ws syscall.WaitStatus
@@ -113,13 +102,12 @@ func waitAgent(pid int) (syscall.WaitStatus, bool) {
 	}
 }
 
-// catchSignals makes the supervisor outlive the signals that end or stop
-// a process: those sent to the group are for the agent (which may signal
-// its own group at once), and none may end the supervisor before it kills
-// the group; only SIGKILL can. Caught, not ignored: an ignored signal
-// stays ignored in the agent. Named, not all: catching every signal added
-// 1.4 ms to each agent start, these 0.4 ms. SIGCHLD, SIGURG and SIGWINCH
-// end nothing, and the runtime drops a SIGPROF that kill sent.
+// catchSignals makes the supervisor outlive the signals that end or stop a
+// process: those sent to the group are for the agent, and none may end the
+// supervisor before it kills the group. Caught, not ignored: an ignored
+// signal stays ignored in the agent. Named, not all: catching every signal
+// cost 1.4 ms per agent start, these 0.4 ms. SIGCHLD, SIGURG and SIGWINCH end
+// nothing, and the runtime drops a SIGPROF that kill sent.
 func catchSignals() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGPIPE,
 		syscall.SIGALRM, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGVTALRM,
@@ -127,8 +115,7 @@ func catchSignals() {
 		syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV)
 }
 
-// killGroup SIGKILLs the supervisor's process group, the supervisor with
-// it, and does not return.
+// killGroup does not return.
 func killGroup() {
 	_ = syscall.Kill(0, syscall.SIGKILL)
 	for {
