@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // clock is an injectable time that tests move by hand.
@@ -307,9 +308,11 @@ func TestGrants_ConcurrentWritersKeepAll(t *testing.T) {
 	if list, err := OpenGrants(path, c.now).List(); err != nil || len(list) != 20 {
 		t.Fatalf("%d grants (%v), want 20", len(list), err)
 	}
-	if _, err := os.Stat(path + ".lock"); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("lock file left behind: %v", err)
+	release, err := safefile.Hold(path + ".lock") // the file stays; its OS lock must not
+	if err != nil {
+		t.Fatalf("lock left held: %v", err)
 	}
+	release()
 }
 
 // The option name says what the grant covers, where and how long.

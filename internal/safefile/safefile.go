@@ -97,37 +97,24 @@ func kind(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
-// Lock timing: a change holds a lock for a read and a write; a lock file
-// older than staleLock was left by a process that died holding it.
+// Lock timing: a change holds a lock for a read and a write.
 const (
-	lockWait  = 10 * time.Second
-	lockPoll  = 5 * time.Millisecond
-	staleLock = 30 * time.Second
+	lockWait = 10 * time.Second
+	lockPoll = 5 * time.Millisecond
 )
 
-// Lock takes path+".lock" (created with O_EXCL, so it works across
-// processes and platforms), waiting for another holder up to lockWait.
-func Lock(path string) (unlock func(), err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	lp := path + ".lock"
-	deadline := time.Now().Add(lockWait)
+// Lock takes path+".lock", an OS file lock (Hold) that dies with its
+// process, waiting for another holder up to lockWait. No age makes a lock
+// stale: two waiters that each removed a lock file they judged stale used
+// to hold the lock at once.
+func Lock(path string) (unlock func(), err error) { return lock(path, lockWait) }
+
+func lock(path string, wait time.Duration) (unlock func(), err error) {
+	deadline := time.Now().Add(wait)
 	for {
-		f, err := os.OpenFile(lp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err == nil {
-			_ = f.Close()
-			return func() { _ = os.Remove(lp) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) && !isTransient(err) {
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if st, serr := os.Stat(lp); serr == nil && time.Since(st.ModTime()) > staleLock {
-			_ = os.Remove(lp)
-			continue
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s (remove it if no hub is running)", ErrLocked, lp)
+		unlock, err := Hold(path + ".lock")
+		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return unlock, err
 		}
 		time.Sleep(lockPoll)
 	}

@@ -11,9 +11,6 @@ import (
 
 const openNonblock = 0
 
-// isTransient: on Windows creating a lock file being deleted is denied.
-func isTransient(err error) bool { return errors.Is(err, fs.ErrPermission) }
-
 // rename retries briefly: on Windows a rename over a file another process
 // is reading is denied.
 func rename(from, to string) error {

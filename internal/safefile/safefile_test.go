@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestRead_RegularFilesOnly(t *testing.T) {
@@ -102,7 +103,31 @@ func TestUpdate_ConcurrentWritersKeepEveryEntry(t *testing.T) {
 	if got := strings.Count(string(data), "entry "); got != n {
 		t.Fatalf("%d entries kept, want %d:\n%s", got, n, data)
 	}
-	if _, err := os.Stat(path + ".lock"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("lock file left behind: %v", err)
+}
+
+// A lock is held for as long as its holder lives, however old its file
+// looks: two waiters that each broke a lock they judged stale (and the
+// holder's) used to hold it at once. A dead holder's lock is taken.
+func TestLock_HeldWhateverItsAge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store")
+	unlock, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path+".lock", old, old); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := lock(path, 0); !errors.Is(err, ErrLocked) {
+		if again != nil {
+			again()
+		}
+		t.Fatalf("second lock of a held lock with an old file: %v, want ErrLocked", err)
+	}
+	unlock()
+	again, err := lock(path, 0)
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	again()
 }

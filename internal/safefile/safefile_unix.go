@@ -10,6 +10,4 @@ import (
 // openNonblock keeps an open of a FIFO swapped in after Stat from blocking.
 const openNonblock = syscall.O_NONBLOCK
 
-func isTransient(error) bool { return false }
-
 func rename(from, to string) error { return os.Rename(from, to) }
