@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,8 @@ type editorClient struct {
 }
 
 type terminalState struct{ live, sent bool }
+
+var ErrNoCapability = errors.New("client did not advertise this capability")
 
 func (e *editorClient) CanReadFile() bool  { return e.caps.FS.ReadTextFile }
 func (e *editorClient) CanWriteFile() bool { return e.caps.FS.WriteTextFile }
