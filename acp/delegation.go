@@ -17,7 +17,6 @@ import (
 // this process, so the delegates' permission requests and tool calls show in
 // the session, and a cancelled turn or a closed session ends them.
 
-// Delegation option values.
 const (
 	optionDelegation = "delegation"
 	delegationOn     = "on"

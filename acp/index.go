@@ -88,10 +88,8 @@ type Store struct {
 
 const listPageSize = 50
 
-// IndexDir is the index's directory under stateDir.
 func IndexDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 
-// OpenStore opens the index under stateDir.
 func OpenStore(stateDir string) *Store {
 	x := &Store{mem: map[string]*Record{}, memHist: map[string][]transcript.Record{}}
 	if stateDir != "" {

@@ -37,7 +37,6 @@ type SkillSource interface {
 	Expand(cwd, name, args string) (prompt string, ok bool)
 }
 
-// Options configures Serve.
 type Options struct {
 	Registry *adapters.Registry
 	// DefaultAgent is the agent of new sessions ("": claude, else the first that can run).
