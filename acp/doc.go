@@ -6,8 +6,9 @@
 //
 //   - A session/prompt sent while a turn runs on the session is queued and
 //     answered in order. session/cancel ends the running turn and drops the
-//     queued prompts (conversation.Turns), each answered "cancelled"; a prompt
-//     sent after the cancel waits for the cancelled turn to wind down.
+//     queued prompts (conversation.Turns) and one whose turn has not reached
+//     the agent yet, each answered "cancelled"; a prompt sent after the
+//     cancel waits for the cancelled turn to wind down.
 //   - Requests other than initialize before initialize get -32600.
 //   - session/cancel for an unknown or idle session is ignored; session/close
 //     and session/delete of unknown sessions succeed.

@@ -37,7 +37,7 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := cmp.Or(set.Registry, s.opts.Registry).Get(other); err != nil {
+		if !cmp.Or(set.Registry, s.opts.Registry).Has(other) {
 			return nil, nil, invalidParams("unknown agent %q", other)
 		}
 		rec.Agent, rec.ForkOf, rec.Since, rec.Model, rec.Mode, rec.Options = other, "", 0, "", "", nil
