@@ -52,10 +52,7 @@ func (r *readiness) agent(a adapters.Adapter) error {
 func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.SessionConfigSelectOption {
 	names := reg.Names()
 	if len(s.opts.Agents) > 0 {
-		names = slices.DeleteFunc(slices.Clone(s.opts.Agents), func(n string) bool {
-			_, err := reg.Get(n)
-			return err != nil
-		})
+		names = slices.DeleteFunc(slices.Clone(s.opts.Agents), func(n string) bool { return !reg.Has(n) })
 	}
 	if !slices.Contains(names, current) {
 		names = append(names, current)

@@ -11,11 +11,10 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// briefing returns hub's record of the conversation after the history's
-// first since entries, for an agent that starts without it (or comes back
-// to it: only what it missed); "" when no turn in it got an answer, so
-// there is nothing to tell, or handover says none. It leaves out the
-// prompt being answered. See package handover for what it holds.
+// briefing is hub's record of the conversation after the history's first
+// since entries, for an agent that starts without it (or comes back to it),
+// leaving out the prompt being answered; "" when no turn in it got an answer,
+// or handover says none.
 func (ss *session) briefing(since int) string {
 	ss.mu.Lock()
 	if ss.rec.Handover == handoverNone {
@@ -31,8 +30,7 @@ func (ss *session) briefing(since int) string {
 		hist = hist[:len(hist)-1]
 	}
 	b := briefOf(hist)
-	// The files the turns' digests found changed (shell-written ones too),
-	// not the history's tool locations.
+	// The files the turns' digests found changed (shell-written ones too).
 	b.Cwd, b.Files = ss.rec.Cwd, slices.Clone(ss.rec.Files)
 	ss.mu.Unlock()
 	for _, m := range ss.mcp {
@@ -45,10 +43,9 @@ func (ss *session) briefing(since int) string {
 	return handover.Render(b)
 }
 
-// briefed spends the briefing put ahead of the prompts since the agent
-// started without the conversation (after a switch, a crash or a failed
-// resume) once one reached it (conversation.TurnSpec.Reached): it has
-// seen the whole history from now on. It tells the user.
+// briefed spends the briefing put ahead of the prompts since the agent started
+// without the conversation, once one reached it (conversation.TurnSpec.Reached):
+// it has seen the whole history from now on.
 func (ss *session) briefed() {
 	ss.mu.Lock()
 	p := ss.plan

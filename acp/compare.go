@@ -18,23 +18,19 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// /compare runs best of N (conversation/bestof, as `hub run --agents` does)
-// from the editor, in the session's cwd. Each candidate is a tool call of
-// the turn whose status follows the candidate's; a candidate's permission
-// requests reach the editor on its tool call, named for it, through the
-// configured rules (no durable grants, like hub run's candidates); the
-// winner is applied only when the user allows it. The session's own agent
-// takes no part.
+// /compare runs best of N (conversation/bestof, as `hub run --agents` does) in
+// the session's cwd. Each candidate is a tool call of the turn; its permission
+// requests reach the editor on that tool call, through the configured rules (no
+// durable grants); the winner is applied only when the user allows it.
 
 const (
 	compareName  = "compare"
 	compareUsage = "/compare AGENT... [--n N] [--check CMD] -- PROMPT"
 )
 
-// hubCommands are the slash commands hub itself answers; they come first,
-// so a skill or agent command of the same name does not hide them.
-// /compare is offered where it can run: in a git working tree (the cwd or
-// a parent has .git).
+// hubCommands are the slash commands hub itself answers, listed first so a skill
+// or agent command of the same name does not hide them. /compare needs a git
+// working tree (the cwd or a parent has .git).
 func (ss *session) hubCommands() []adapters.Command {
 	if _, err := os.Lstat(filepath.Join(config.ProjectRoot(ss.rec.Cwd), ".git")); err != nil || ss.srv.opts.Candidate == nil {
 		return nil
@@ -248,10 +244,8 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// ask puts what a candidate's rules leave open to the editor on the
-// candidate's tool call, titled with its name; its "always" answers hold
-// for that candidate only (its run's gate). The card shows its state again
-// afterwards.
+// ask puts what a candidate's rules leave open to the editor on the candidate's
+// tool call; its "always" answers hold for that candidate only (its run's gate).
 func (cr *compareRun) ask(ctx context.Context, candidate string, q conversation.Question) conversation.Reply {
 	cr.mu.Lock()
 	last := cr.cards[candidate]

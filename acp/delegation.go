@@ -12,14 +12,11 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-// Delegation: with it on, the session's agent gets hub as an MCP server
-// (`hub mcp`, started by the agent) whose delegate tool runs another agent
-// here, in this process: the child reaches back through a private socket.
-// So the delegates' permission requests reach the editor naming them,
-// their tool calls show in the session, a cancelled turn cancels them, and
-// they end with the session.
+// Delegation: the session's agent gets hub as an MCP server (`hub mcp`) whose
+// delegate tool reaches back through a private socket to run another agent in
+// this process, so the delegates' permission requests and tool calls show in
+// the session, and a cancelled turn or a closed session ends them.
 
-// Delegation option values.
 const (
 	optionDelegation = "delegation"
 	delegationOn     = "on"
@@ -51,9 +48,8 @@ func (s *server) bridge() (*delegation.Bridge, error) {
 	return s.delegBridge, s.bridgeErr
 }
 
-// reopenBridge makes the delegation socket again, once opened, if a tmp
-// cleaner removed it: a `hub mcp` child started since had no connection on
-// which to ask for it (see delegation.Remote).
+// reopenBridge makes the opened delegation socket again if a tmp cleaner removed
+// it: a `hub mcp` child started since has no connection to ask for it on.
 func (s *server) reopenBridge() {
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()
@@ -83,9 +79,9 @@ type delegationHost struct {
 	root  bool
 }
 
-// delegationEntry registers a delegation host for the agents in chain, as
-// they run (the root first; the last is the one that calls it), and returns the MCP
-// server entry that reaches it, none without a socket.
+// delegationEntry registers a delegation host for the agents in chain, as they
+// run (the root first; the last calls it), and returns the MCP server entry that
+// reaches it, none without a socket.
 func (ss *session) delegationEntry(chain []adapters.Adapter) []adapters.MCPServer {
 	b, err := ss.srv.bridge()
 	if err != nil {
@@ -129,11 +125,9 @@ func (ss *session) addDelegator(chain []adapters.Adapter, register func(*delegat
 	return d
 }
 
-// delegateServers gives a, a delegate of chain's last agent as it runs (a
-// fallback agent as the persona whose turn it took over), hub's server, to
-// delegate further, while the depth allows, when a takes stdio servers and
-// may delegate (as the root agent, giveDelegation): for any other it would
-// stay registered, unused, until the session closes.
+// delegateServers gives a, a delegate of chain's last agent as it runs, hub's
+// server to delegate further while the depth allows, only when a takes stdio
+// servers and may delegate: for any other it would stay registered, unused.
 func (ss *session) delegateServers(chain []adapters.Adapter) func(a adapters.Adapter) []adapters.MCPServer {
 	return func(a adapters.Adapter) []adapters.MCPServer {
 		if !a.Capabilities().MCP || !personas.MayDelegate(a) || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -34,11 +35,12 @@ type editorClient struct {
 
 type terminalState struct{ live, sent bool }
 
+var ErrNoCapability = errors.New("client did not advertise this capability")
+
 func (e *editorClient) CanReadFile() bool  { return e.caps.FS.ReadTextFile }
 func (e *editorClient) CanWriteFile() bool { return e.caps.FS.WriteTextFile }
 func (e *editorClient) CanTerminal() bool  { return e.caps.Terminal }
 
-// ReadTextFile reads path through the editor (Call).
 func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
 	p, _ := json.Marshal(schema.ReadTextFileRequest{Path: path, Line: nonZero(max(line, 0)), Limit: nonZero(max(limit, 0))})
 	res, err := e.Call(ctx, "fs/read_text_file", p)
@@ -52,7 +54,6 @@ func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limi
 	return out.Content, nil
 }
 
-// WriteTextFile writes path through the editor (Call).
 func (e *editorClient) WriteTextFile(ctx context.Context, path, content string) error {
 	p, _ := json.Marshal(schema.WriteTextFileRequest{Path: path, Content: content})
 	if _, err := e.Call(ctx, "fs/write_text_file", p); err != nil {

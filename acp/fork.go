@@ -9,12 +9,10 @@ import (
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
-// forkSession serves session/fork (the ACP session-fork RFD, unstable): a
-// new session holding a copy of the source's record, which the two then
-// grow apart from. The agent continues a copy of its own session where it
-// can fork one (claude --fork-session, codex thread/fork); else, or when
-// _meta.hub.agent names another agent, the fork's agent is briefed on the
-// record like a handover.
+// forkSession serves session/fork: a new session holding a copy of the source's
+// record. The agent continues a copy of its own session where it can fork one
+// (claude --fork-session, codex thread/fork); else, or when _meta.hub.agent
+// names another agent, the fork's agent is briefed on the record.
 func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (any, func(), error) {
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
@@ -39,7 +37,7 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := cmp.Or(set.Registry, s.opts.Registry).Get(other); err != nil {
+		if !cmp.Or(set.Registry, s.opts.Registry).Has(other) {
 			return nil, nil, invalidParams("unknown agent %q", other)
 		}
 		rec.Agent, rec.ForkOf, rec.Since, rec.Model, rec.Mode, rec.Options = other, "", 0, "", "", nil

@@ -32,21 +32,17 @@ type Record struct {
 	Mode           string            `json:"mode,omitempty"`
 	Options        map[string]string `json:"options,omitempty"`
 	AddDirs        []string          `json:"additionalDirectories,omitempty"`
-	// Files are the files the session's turns changed (their digests'),
-	// for the briefing of an agent taking over.
+	// Files are the files the session's turns changed, for a briefing.
 	Files []string `json:"files,omitempty"`
 	// ForkOf is the agent session this forked session copies, until its
 	// agent started on a copy of it (an agent that cannot fork is briefed).
 	ForkOf string `json:"forkOf,omitempty"`
-	// Handover is "none" when agents taking the session over start blank
-	// (the handover option); "" means hub's default, brief.
+	// Handover is "none" when agents taking the session over start blank ("": brief).
 	Handover string `json:"handover,omitempty"`
-	// Delegation is "on" or "off" once the delegation option was set; ""
-	// follows the config.
+	// Delegation is "on" or "off" once the option was set ("": the config's).
 	Delegation string `json:"delegation,omitempty"`
-	// Left holds, per agent the session switched away from, its own
-	// session id and how many history entries it had seen, so switching
-	// back resumes it and tells it only what happened since.
+	// Left holds, per agent the session switched away from, its session id and
+	// how much history it saw, so switching back resumes it and tells it the rest.
 	Left map[string]AgentMark `json:"left,omitempty"`
 	// Since is how many history entries the agent switched back to had
 	// seen, until its briefing on the rest reached it; 0: all of them.
@@ -55,9 +51,8 @@ type Record struct {
 	// has not reached: it holds none of the conversation, so the next
 	// start (in this hub or after a restart) is afresh and briefed again.
 	Unbriefed bool `json:"unbriefed,omitempty"`
-	// Cost is what the session's turns cost so far, in USD (every
-	// attempt's, as the agent told it or hub priced it): the cumulative
-	// cost its usage_update tells.
+	// Cost is what the session's turns cost so far, in USD (every attempt's,
+	// told or priced): the cumulative cost its usage_update tells.
 	Cost      float64                `json:"costUsd,omitempty"`
 	UpdatedAt time.Time              `json:"updatedAt"`
 	History   []schema.SessionUpdate `json:"-"`
@@ -78,15 +73,12 @@ type AgentMark struct {
 	Seen      int    `json:"seen"`
 }
 
-// Store is hub acp's session index, for the server and the commands that
-// read it outside one (hub sessions). Each session is one transcript
-// (internal/transcript) under IndexDir: a session record, then at each
-// save the turn's update records and a session record whose State is the
-// session's Record (its metadata, so the last one wins), appended in one
-// write, so a save costs the same however long the session is and a crash
-// loses at most the record it tore. Files of older versions (the metadata
-// in <id>.json) become such a transcript the first time they are read. A
-// "" dir keeps everything in memory.
+// Store is hub acp's session index (hub sessions reads it too). Each session
+// is one transcript (internal/transcript) under IndexDir; a save appends the
+// turn's updates and a session record whose State is the Record (the last one
+// wins) in one write, so a save costs the same however long the session is and
+// a crash loses at most the record it tore. An older version's <id>.json
+// becomes such a transcript when first read. A "" dir keeps all in memory.
 type Store struct {
 	dir     string
 	mu      sync.Mutex
@@ -96,10 +88,8 @@ type Store struct {
 
 const listPageSize = 50
 
-// IndexDir is the index's directory under stateDir.
 func IndexDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 
-// OpenStore opens the index under stateDir.
 func OpenStore(stateDir string) *Store {
 	x := &Store{mem: map[string]*Record{}, memHist: map[string][]transcript.Record{}}
 	if stateDir != "" {

@@ -16,11 +16,9 @@ func (s *server) promptRefusal() *jsonrpc.Error {
 	return invalidParams("the prompt is over hub's %s limit: send less, or raise [acp] max_prompt_mb", mib(s.opts.MaxPrompt))
 }
 
-// lineLimit refuses a prompt's line (session/prompt, steering, or a
-// request whose params come before its method, which may be either) so
-// long its prompt cannot fit, before it is read whole. JSON escaping may
-// double the text (quotes, newlines), so the line may be twice the limit,
-// plus room for the rest.
+// lineLimit refuses a prompt's line (session/prompt, steering, or a request
+// whose params come before its method) so long its prompt cannot fit, before
+// it is read whole. JSON escaping may double the text, hence twice the limit.
 func (s *server) lineLimit(method string) (int, *jsonrpc.Error) {
 	switch method {
 	case "session/prompt", "_session/steering", "":

@@ -59,8 +59,7 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 }
 
 // forUser annotates what hub itself says in the conversation (an error, a
-// refusal) as for the user, not the agent's text: the briefing leaves it
-// out, as hub run's digest does.
+// refusal): not the agent's text, so the briefing leaves it out.
 var forUser = json.RawMessage(`{"audience":["user"]}`)
 
 // hubLine is a line hub says in the conversation.

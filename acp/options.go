@@ -68,9 +68,8 @@ const (
 	handoverNone   = "none"
 )
 
-// hubOptions are hub's own options, for a record whose Handover and
-// Delegation are these: what an agent switched to learns, and, where hub
-// can hand its agents an MCP server of its own, delegation.
+// hubOptions are hub's own options for a record's Handover and Delegation
+// (delegation only where hub can hand its agents an MCP server of its own).
 func (s *server) hubOptions(handover, deleg string) []adapters.ConfigOption {
 	out := []adapters.ConfigOption{{ID: optionHandover, Name: "Handover", Description: "What an agent you switch to is told of the conversation so far",
 		Value: cmp.Or(handover, handoverBrief), Choices: []adapters.Option{
@@ -225,10 +224,9 @@ func (ss *session) switchLocked(name, persona string, start func()) (hadCommands
 	return hadCommands
 }
 
-// apply changes a setting: the running agent is brought to the setup that
-// follows, live where it can, else by restarting it (resuming its session)
-// once no turn runs. A start in flight picks the change up when it is done
-// (conversation.Agent.Apply).
+// apply changes a setting: the running agent takes the new setup live where
+// it can, else is restarted (resuming its session) once no turn runs; a
+// start in flight picks it up when done (conversation.Agent.Apply).
 func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	restart, err := ss.agent.Apply(ctx, func() (conversation.Setup, bool) {
 		ss.mu.Lock()

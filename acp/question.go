@@ -27,9 +27,8 @@ func (e *editorClient) ask(ctx context.Context, q *adapters.QuestionRequest) ada
 	return adapters.Answers{Err: adapters.ErrCannotAsk}
 }
 
-// call sends the editor a request of the session and decodes its answer
-// into out; cancelled when ctx ended meanwhile (the turn was cancelled,
-// whatever the editor answered).
+// call sends the editor a request and decodes its answer into out; cancelled
+// when ctx ended meanwhile, whatever the editor answered.
 func (e *editorClient) call(ctx context.Context, method string, params, out any) (cancelled bool, err error) {
 	if err = e.conn.Call(ctx, method, params, out); ctx.Err() != nil {
 		return true, nil
@@ -58,10 +57,9 @@ func (e *editorClient) elicit(ctx context.Context, q *adapters.QuestionRequest) 
 	for _, qq := range q.Questions {
 		f := schema.ElicitationField{Type: "string", Title: cmp.Or(qq.Header, qq.Text), Description: qq.Text}
 		labels := optionLabels(qq)
-		switch {
-		case qq.Multi && len(labels) > 0:
+		if qq.Multi && len(labels) > 0 {
 			f.Type, f.Items = "array", &schema.ElicitationItems{Type: "string", Enum: labels}
-		default:
+		} else {
 			f.Enum = labels
 		}
 		form.Properties[qq.ID] = f

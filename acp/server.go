@@ -37,26 +37,21 @@ type SkillSource interface {
 	Expand(cwd, name, args string) (prompt string, ok bool)
 }
 
-// Options configures Serve.
 type Options struct {
 	Registry *adapters.Registry
-	// DefaultAgent is the agent of new sessions ("" = "claude", or the
-	// first registered agent when there is no claude).
+	// DefaultAgent is the agent of new sessions ("": claude, else the first that can run).
 	DefaultAgent string
 	Logger       zerolog.Logger
 	// StateDir holds the session index; "" keeps the index in memory.
 	StateDir string
-	// TranscriptDir, when set (config transcripts = true), gets each
-	// session's normalized Event stream as a JSONL transcript.
+	// TranscriptDir, when set, gets each session's Event stream as a JSONL transcript.
 	TranscriptDir string
 	// Skills may be nil.
 	Skills SkillSource
-	// Fallback names, per agent, the agents that take a turn over when it
-	// could not do the work ([agents.NAME] fallback); nil for none.
+	// Fallback lists, per agent, the agents that take over a turn it could not do.
 	Fallback map[string][]string
-	// ProviderTimeout bounds how long a provider may keep failing through
-	// the agent's retries before the fallback agent takes the turn over
-	// (0: conversation.DefaultProviderTimeout).
+	// ProviderTimeout bounds how long a provider may keep failing before the
+	// fallback agent takes the turn over (0: conversation.DefaultProviderTimeout).
 	ProviderTimeout time.Duration
 	// AgentInfo is reported by initialize; Name defaults to "hub".
 	AgentInfo schema.Implementation
@@ -71,14 +66,12 @@ type Options struct {
 	// IdleTimeout closes an agent no prompt used for this long; the next
 	// prompt resumes it (default DefaultIdleTimeout; negative: never).
 	IdleTimeout time.Duration
-	// Agents pins the agents the editor's agent select offers, in order
-	// ("" = every registered agent that can run here).
+	// Agents pins the agents the agent select offers, in order (nil: all that can run).
 	Agents []string
 	// Model and Mode are the settings of new sessions ("" = the agent's).
 	Model, Mode string
 	// MaxLine bounds one message from the editor, in bytes (default
-	// jsonrpc.DefaultMaxLine); a longer one is refused and the connection
-	// goes on.
+	// jsonrpc.DefaultMaxLine); a longer one is refused and the connection goes on.
 	MaxLine int
 	// MaxPrompt bounds a prompt's content in bytes (default
 	// DefaultMaxPrompt); a larger one is refused with invalid params.
@@ -89,16 +82,13 @@ type Options struct {
 	// Broken, when set, is why hub cannot serve sessions (an invalid
 	// config): initialize answers, every session request fails with it.
 	Broken error
-	// AuthMethods are the terminal logins offered to a client that can
-	// run them: type "terminal" for clientCapabilities.auth.terminal, and
-	// _meta["terminal-auth"] (the methods' Meta) for a client advertising
-	// clientCapabilities._meta["terminal-auth"]; nil offers none.
+	// AuthMethods are the terminal logins offered to a client that can run
+	// them (offeredAuth); nil offers none.
 	AuthMethods func() []schema.AuthMethod
 	// Self is hub's executable, which agents start as their MCP server
 	// `hub mcp` when the session delegates; "" turns delegation off.
 	Self string
-	// Delegation turns delegation on for new sessions (config
-	// [acp] delegation = true); the session's delegation option overrides.
+	// Delegation is the delegation option of new sessions ([acp] delegation).
 	Delegation bool
 	// DelegationDepth bounds how deep delegates may delegate (default 1:
 	// the session's agent may, its delegates may not).
@@ -106,29 +96,24 @@ type Options struct {
 	// Candidate runs one /compare candidate (hub run's: runner.Candidate);
 	// nil turns /compare off.
 	Candidate func(context.Context, bestof.CandidateRun) bestof.CandidateResult
-	// Settings, when set, loads what a session takes from the config that
-	// applies in its cwd (the user's file and that cwd's project files,
-	// untrusted ones filtered); nil: no rules, hooks or notice.
+	// Settings loads what a session takes from the config that applies in its
+	// cwd (untrusted project files filtered); nil: no rules, hooks or notice.
 	Settings func(cwd string) (Settings, error)
 }
 
 // Settings are what a session takes from the configuration of its cwd.
 type Settings struct {
-	// Permissions are the rules every relayed permission request goes
-	// through (deny rules beat every allow).
+	// Permissions are the rules every relayed permission request goes through.
 	Permissions config.PermissionsConfig
-	// Hooks are the command hooks; each session's hooks observe the Event
-	// stream of an agent that does not run them itself. nil: none.
+	// Hooks observe the Event stream of an agent that does not run hooks itself.
 	Hooks *hooks.Runner
 	// HookConfig is what Hooks runs, for the agents that run hooks
 	// themselves (the native loop); nil leaves them their own.
 	HookConfig map[string][]config.HookConfig
-	// Notice is said once as the session opens (e.g. the project config
-	// keys hub ignored).
+	// Notice is said once as the session opens (e.g. the project config keys hub ignored).
 	Notice string
-	// Registry is the agents of a session here: hub's, with the personas
-	// visible from this cwd in place of the launch directory's (nil:
-	// Options.Registry).
+	// Registry is hub's agents with the personas visible from this cwd in place
+	// of the launch directory's (nil: Options.Registry).
 	Registry *adapters.Registry
 }
 
@@ -329,7 +314,6 @@ func ordered(m method) method {
 	}
 }
 
-// sessionOf is the live session a message's sessionId names.
 func (s *server) sessionOf(params json.RawMessage) (*session, error) {
 	var p schema.SessionIDRequest
 	if err := decode(params, &p, "sessionId"); err != nil {
@@ -378,8 +362,7 @@ var methods = map[string]method{
 	"session/fork":              on((*server).forkSession, "sessionId", "cwd"),
 }
 
-// handleNotification serves session/cancel, the one notification ACP sends
-// an agent.
+// handleNotification serves session/cancel, the one notification ACP sends an agent.
 func (s *server) handleNotification(r *jsonrpc.Request) {
 	if r.Method != "session/cancel" {
 		s.log.Debug().Str("method", r.Method).Msg("notification ignored")
@@ -429,12 +412,10 @@ func offeredAuth(c schema.ClientCapabilities, all func() []schema.AuthMethod) []
 	return methods
 }
 
-// agentCapabilities advertises prompt blocks and MCP transports as the
-// default agent (the one session/new picks) takes them: an editor shows its
-// attach button for the agent most sessions use, and a session switched to
-// an agent without images gets a placeholder and a notice instead (see
-// session.fitContent). Presets the user never picks must not hide images
-// from claude users.
+// agentCapabilities advertises prompt blocks and MCP transports as the default
+// agent takes them: presets the user never picks must not hide images from
+// claude users; a session switched to an agent without them gets a placeholder
+// (session.fitContent).
 func (s *server) agentCapabilities() schema.AgentCapabilities {
 	var c adapters.Capabilities
 	if a, err := s.opts.Registry.Get(s.defaultAgent()); err == nil {
@@ -472,8 +453,6 @@ func checkCwd(cwd string) error {
 	return nil
 }
 
-// checkDirs requires a cwd that is an absolute path to an existing
-// directory, and absolute additional roots.
 func checkDirs(cwd string, more []string) error {
 	if err := checkCwd(cwd); err != nil {
 		return err
@@ -552,7 +531,6 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 	return out
 }
 
-// pairs is an MCP server's environment or headers as a map.
 func pairs(in []schema.EnvVariable) map[string]string {
 	out := map[string]string{}
 	for _, e := range in {
@@ -649,14 +627,12 @@ func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrp
 		}
 		s.reopenBridge()
 		reason, usage, err := ss.runTurn(turn, p.Prompt)
-		// The next queued prompt starts once this answer is written.
-		next := turn.Release
 		if err != nil {
-			return nil, next, err
+			return nil, turn.Release, err // the next queued prompt starts once this answer is written
 		}
-		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
-		// whether the agent was already up when the prompt arrived.
-		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": ss.waited.Load()}}}, next, nil
+		// waitedForAgent tells a client (and hub's benchmarks) whether the agent was up already.
+		meta := schema.Meta{"hub": map[string]any{"waitedForAgent": ss.waited.Load()}}
+		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: meta}, turn.Release, nil
 	}
 }
 

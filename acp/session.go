@@ -32,17 +32,14 @@ type session struct {
 	mcp    []adapters.MCPServer
 	editor *editorClient
 
-	// sendMu makes every update of this session leave through one ordered
-	// path. Sends are synchronous: a turn's updates all come from the one
-	// goroutine running the adapter's Prompt, each written before the next
-	// event is handed on, so they precede the prompt response without a
-	// queue to flush. The adapter's Turn queues up to adapters.TurnQueue
-	// events behind a send the editor does not read, then holds the
-	// agent's reader back: back-pressure, not memory.
+	// sendMu orders the session's updates. Sends are synchronous: a turn's
+	// updates come from the goroutine running the adapter's Prompt, each
+	// written before the next event is handed on, so they precede the prompt
+	// response without a queue; an editor that does not read holds the
+	// agent's reader back (adapters.TurnQueue): back-pressure, not memory.
 	sendMu sync.Mutex
-	// emitMu makes sending and recording a turn's update one step, so
-	// input steered into the turn lands in the history where the editor
-	// saw it arrive.
+	// emitMu makes sending and recording a turn's update one step, so steered
+	// input lands in the history where the editor saw it arrive.
 	emitMu sync.Mutex
 
 	saveMu        sync.Mutex // one save at a time
@@ -66,9 +63,8 @@ type session struct {
 	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
-	// plan is how the agent last started, until a prompt reached it
-	// (briefed): its briefing (Lead) goes ahead of each prompt till then;
-	// the user hears of one that went with the start once it did.
+	// plan is how the agent last started: its briefing (Lead) goes ahead of
+	// each prompt until one reached the agent (briefed).
 	plan conversation.StartPlan
 	// persisted counts the History entries already saved; dropped those
 	// no longer kept in memory (they are on disk).
@@ -100,16 +96,14 @@ func (ss *session) emit(u schema.SessionUpdate) {
 	ss.record(u)
 }
 
-// sayf says hub's own line of the turn (a notice, a warning): for the
-// user, never the agent's text (hubLine).
+// sayf says hub's own line of the turn (a notice, a warning), never the agent's text.
 func (ss *session) sayf(format string, a ...any) {
 	ss.emit(hubLine(fmt.Sprintf(format, a...)))
 }
 
-// cancel ends the running turn, if any. It runs in the read loop, so it
-// only marks the turn and cancels its context: the adapter's Prompt watches
-// that context and interrupts its agent, and pending permission requests
-// resolve as cancelled through it.
+// cancel ends the running turn, if any. It runs in the read loop: it only
+// cancels the turn's context, which interrupts the agent and resolves
+// pending permission requests as cancelled.
 func (ss *session) cancel() {
 	if ss.turns.Cancel() { // queued prompts are dropped: each answers cancelled
 		go ss.endDelegates(false) // off the read loop: it takes their locks and ss.mu
@@ -135,10 +129,9 @@ func (ss *session) close() {
 	ss.editor.releaseAll()
 }
 
-// observer returns the session's hook observer for a turn of agent, made
-// at the first such turn: one for the agents whose hooks it runs, one for
-// those that run all but the prompt's themselves (conversation.HooksOf);
-// nil when none apply.
+// observer is the session's hook observer for a turn of agent, made at the
+// first such turn: one for the agents whose hooks hub runs, one for those
+// that run all but the prompt's themselves (conversation.HooksOf); nil: none.
 func (ss *session) observer(agent string) *hooks.Observer {
 	a, err := ss.agents().Get(agent)
 	if err != nil {
@@ -182,8 +175,7 @@ func (ss *session) save() {
 	}
 }
 
-// agents are the agents of the session's cwd: hub's, and the personas
-// visible there.
+// agents are hub's agents and the personas visible in the session's cwd.
 func (ss *session) agents() *adapters.Registry {
 	return cmp.Or(ss.set.Registry, ss.srv.opts.Registry)
 }
@@ -194,7 +186,8 @@ func (ss *session) agents() *adapters.Registry {
 // holds ss.mu.
 func (ss *session) runnersLocked(list ...string) *adapters.Registry {
 	reg := ss.agents()
-	if a, _ := reg.Get(ss.rec.Persona); ss.rec.Persona != "" && !isPersona(a) { // gone since: the agent never runs bare
+	p, _ := reg.Get(ss.rec.Persona)
+	if _, ok := p.(*personas.Adapter); ss.rec.Persona != "" && !ok { // gone since: the agent never runs bare
 		gone := adapters.NewRegistry()
 		for _, n := range reg.Names() {
 			a, _ := reg.Get(n)
@@ -204,11 +197,6 @@ func (ss *session) runnersLocked(list ...string) *adapters.Registry {
 		reg = gone
 	}
 	return conversation.FallbackAgents(reg, cmp.Or(ss.rec.Persona, ss.rec.Agent), append([]string{ss.rec.Agent}, list...))
-}
-
-func isPersona(a adapters.Adapter) bool {
-	_, ok := a.(*personas.Adapter)
-	return ok
 }
 
 // noteAgentSessionID keeps agent session b's own id for resume even when
@@ -232,9 +220,8 @@ func (ss *session) await(turn *conversation.Turn) bool {
 	return true
 }
 
-// runTurn runs turn, which await let run, and returns its stop reason
-// and usage, or the error the turn ended in (after every update that
-// arrived). Every update of the turn is written before it returns.
+// runTurn runs turn, which await let run, and returns its stop reason and
+// usage, or its error; every update of the turn is written before it returns.
 func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock) (string, *adapters.Usage, error) {
 	defer func() {
 		ss.mu.Lock()
@@ -271,9 +258,7 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 }
 
 // turnError is the JSON-RPC error a failed turn answers: a missing login is
-// -32000 "Authentication required", which editors turn into their login
-// UI; anything else an internal error. The message is for a person; data
-// carries hub's error code and the agent's detail.
+// -32000 "Authentication required", which editors turn into their login UI.
 func (ss *session) turnError(e *adapters.ErrorInfo) *jsonrpc.Error {
 	code := schema.CodeInternalError
 	if e.Code == adapters.CodeAuth {
@@ -292,11 +277,9 @@ func (ss *session) agentName() string {
 	return ss.rec.Agent
 }
 
-// driveWithFallback is drive, handing the turn to the next agent of the
-// first agent's [agents.NAME] fallback list while conversation's fallback
-// rule says the agent before could not do the work. The user is told in
-// the conversation, and the agent option follows. The usage is the
-// attempts' sum.
+// driveWithFallback is drive, handing the turn to the next agent of the first
+// agent's fallback list while the one before could not do the work
+// (conversation.Fallbacks). The usage is the attempts' sum.
 func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content, admitted func()) (string, *adapters.ErrorInfo, *adapters.Usage) {
 	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
 	var reason string
@@ -331,7 +314,6 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	return reason, failure, usage
 }
 
-// spent adds u's cost to the session's.
 func (ss *session) spent(u *adapters.Usage) {
 	if u != nil && u.CostUSD != nil {
 		ss.mu.Lock()
@@ -340,10 +322,9 @@ func (ss *session) spent(u *adapters.Usage) {
 	}
 }
 
-// drive runs the turn on the agent session; every update it makes is written
-// before it returns. A failed turn returns why; the digest is what the agent did. watch says a fallback
-// agent waits: the turn's failure is decided early
-// (an auth refusal, a provider that keeps failing).
+// drive runs the turn on the agent session and returns what the agent did
+// and, when it failed, why. watch says a fallback agent waits: the turn's
+// failure is decided early (an auth refusal, a provider that keeps failing).
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool, admitted func()) (string, *adapters.ErrorInfo, *conversation.Digest) {
 	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)

@@ -10,11 +10,9 @@ import (
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
-// steer serves _session/steering: input for the turn that runs now. An
-// agent that takes input mid-turn gets it at once ("injected"); otherwise
-// it runs as the next turn of its own, queued like a prompt sent while the
-// agent works ("startedNewTurn"), unless the client asked to get it back
-// ("promptRequired"), to send it as a session/prompt of its own.
+// steer serves _session/steering: input for the running turn. An agent that
+// takes input mid-turn gets it at once ("injected"); else it is queued as a turn
+// of its own ("startedNewTurn"), unless the client asked for it back ("promptRequired").
 func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func(), error) {
 	if len(p.Prompt) == 0 {
 		return nil, nil, invalidParams("steering needs a non-empty prompt")

@@ -41,11 +41,10 @@ func (ss *session) newAgent() *conversation.Agent {
 		Log:     ss.srv.log.With().Str("session", ss.rec.SessionID).Logger()}
 }
 
-// startAgent starts the session's agent with the setup its record wants,
-// and returns that setup: resuming (or forking) the agent's own session
-// where it can, else afresh, briefed on what it missed when handover
-// says so (conversation.PlanStart). A start abandoned meanwhile (the
-// session switched agent or slept) changes nothing.
+// startAgent starts the session's agent with the setup its record wants, and
+// returns that setup: resuming (or forking) the agent's own session where it
+// can, else afresh, briefed when handover says so (conversation.PlanStart). A
+// start abandoned meanwhile (the session switched agent or slept) changes nothing.
 func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversation.Setup, error) {
 	ss.mu.Lock()
 	name := ss.rec.Agent
@@ -149,10 +148,9 @@ func (ss *session) fetchSurface(sf adapters.Surfacer, b adapters.Session) {
 	}
 }
 
-// sleep closes an idle session's agent (or abandons its start) to free a
-// warm slot or after the idle timeout (conversation.Warm), unless a turn
-// runs or waits; the next prompt starts it again, resuming the agent's
-// own session where it can.
+// sleep closes an idle session's agent (or abandons its start) to free a warm
+// slot or after the idle timeout (conversation.Warm), unless a turn runs or
+// waits; the next prompt starts it again.
 func (ss *session) sleep(why string) bool {
 	var b adapters.Session
 	slept := ss.turns.Idle(func() bool {

@@ -31,7 +31,6 @@ type Implementation struct {
 // Marker is an "object capability": supported when present and non-null.
 type Marker struct{}
 
-// FileSystemCapabilities says which fs/* methods the client offers.
 type FileSystemCapabilities struct {
 	ReadTextFile  bool `json:"readTextFile"`
 	WriteTextFile bool `json:"writeTextFile"`
@@ -46,7 +45,6 @@ type ClientSessionCapabilities struct {
 	Compaction *Marker `json:"compaction,omitempty"`
 }
 
-// AuthCapabilities are the client's auth abilities.
 type AuthCapabilities struct {
 	Terminal bool `json:"terminal"`
 }
@@ -70,8 +68,7 @@ func (e *ElicitationCapabilities) Supports(mode string) bool {
 	return len(v) > 0 && string(v) != "null"
 }
 
-// CreateElicitationRequest is the params of elicitation/create in form
-// mode, scoped to a session (and a tool call).
+// CreateElicitationRequest is the params of elicitation/create in form mode.
 type CreateElicitationRequest struct {
 	SessionID       string            `json:"sessionId"`
 	ToolCallID      string            `json:"toolCallId,omitempty"`
@@ -103,14 +100,12 @@ type ElicitationItems struct {
 	Enum []string `json:"enum"`
 }
 
-// CreateElicitationResponse is the client's answer: accept (with content),
-// decline or cancel.
+// CreateElicitationResponse's Action is accept (with Content), decline or cancel.
 type CreateElicitationResponse struct {
 	Action  string                     `json:"action"`
 	Content map[string]json.RawMessage `json:"content,omitempty"`
 }
 
-// ClientCapabilities is what the editor supports.
 type ClientCapabilities struct {
 	FS          FileSystemCapabilities     `json:"fs"`
 	Terminal    bool                       `json:"terminal"`
@@ -120,14 +115,12 @@ type ClientCapabilities struct {
 	Meta        Meta                       `json:"_meta,omitempty"`
 }
 
-// InitializeRequest is the params of initialize.
 type InitializeRequest struct {
 	ProtocolVersion    int                `json:"protocolVersion"`
 	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
 	ClientInfo         *Implementation    `json:"clientInfo,omitempty"`
 }
 
-// PromptCapabilities lists the optional prompt block types accepted.
 type PromptCapabilities struct {
 	Image           bool `json:"image"`
 	Audio           bool `json:"audio"`
@@ -140,7 +133,6 @@ type McpCapabilities struct {
 	SSE  bool `json:"sse"`
 }
 
-// SessionCapabilities advertises optional session methods.
 type SessionCapabilities struct {
 	List                  *Marker `json:"list,omitempty"`
 	Delete                *Marker `json:"delete,omitempty"`
@@ -150,12 +142,10 @@ type SessionCapabilities struct {
 	AdditionalDirectories *Marker `json:"additionalDirectories,omitempty"`
 }
 
-// AgentAuthCapabilities advertises logout.
 type AgentAuthCapabilities struct {
 	Logout *Marker `json:"logout,omitempty"`
 }
 
-// AgentCapabilities is what the agent supports.
 type AgentCapabilities struct {
 	LoadSession         bool                   `json:"loadSession"`
 	PromptCapabilities  PromptCapabilities     `json:"promptCapabilities"`
@@ -190,20 +180,17 @@ type TerminalAuth struct {
 // and in clientCapabilities._meta (true when the client runs them).
 const TerminalAuthMeta = "terminal-auth"
 
-// InitializeResponse is the result of initialize.
 type InitializeResponse struct {
 	ProtocolVersion   int               `json:"protocolVersion"`
 	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
 	AuthMethods       []AuthMethod      `json:"authMethods"`
 	AgentInfo         *Implementation   `json:"agentInfo,omitempty"`
-	// Meta carries extensions, e.g. steering: {supported: true} for the
-	// _session/steering request.
+	// Meta carries extensions, e.g. steering: {supported: true} for _session/steering.
 	Meta Meta `json:"_meta,omitempty"`
 }
 
-// ForkSessionRequest is the params of session/fork (unstable in ACP; the
-// session-fork RFD): the same options as session/load. _meta.hub.agent
-// names another agent to fork into.
+// ForkSessionRequest is the params of session/fork (unstable: the session-fork
+// RFD); _meta.hub.agent names another agent to fork into.
 type ForkSessionRequest struct {
 	LoadSessionRequest
 	Meta struct {
@@ -213,14 +200,11 @@ type ForkSessionRequest struct {
 	} `json:"_meta"`
 }
 
-// ForkSessionResponse is the result of session/fork: the new session.
 type ForkSessionResponse = NewSessionResponse
 
-// SteeringRequest is the params of _session/steering, the steering
-// extension claude-agent-acp and codex-acp serve: input for the turn that
-// runs now. _meta.steering.idleBehavior "promptRequired" asks the agent to
-// hand the input back when it cannot steer, instead of running it as a
-// turn of its own.
+// SteeringRequest is the params of _session/steering (an extension claude-agent-acp
+// and codex-acp serve): input for the running turn. idleBehavior "promptRequired"
+// asks the agent to hand it back when it cannot steer, not run it as a turn of its own.
 type SteeringRequest struct {
 	SessionID string         `json:"sessionId"`
 	Prompt    []ContentBlock `json:"prompt"`
@@ -239,24 +223,20 @@ const (
 	SteerIdleBehavior   = "promptRequired" // the idleBehavior that opts in
 )
 
-// SteeringResponse is the result of _session/steering.
 type SteeringResponse struct {
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
 }
 
-// AuthenticateRequest is the params of authenticate.
 type AuthenticateRequest struct {
 	MethodID string `json:"methodId"`
 }
 
-// EnvVariable is one name=value pair.
 type EnvVariable struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
 
-// HTTPHeader is one header, a name=value pair as EnvVariable is.
 type HTTPHeader = EnvVariable
 
 // McpServer is a union: stdio (Type ""), "http" or "sse".
@@ -295,34 +275,29 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// NewSessionRequest is the params of session/new.
 type NewSessionRequest struct {
 	Cwd                   string      `json:"cwd"`
 	McpServers            []McpServer `json:"mcpServers"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
 }
 
-// SessionMode is one mode.
 type SessionMode struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 }
 
-// SessionModeState is the current mode and the choices.
 type SessionModeState struct {
 	CurrentModeID  string        `json:"currentModeId"`
 	AvailableModes []SessionMode `json:"availableModes"`
 }
 
-// NewSessionResponse is the result of session/new.
 type NewSessionResponse struct {
 	SessionID     string                `json:"sessionId"`
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
 }
 
-// LoadSessionRequest is the params of session/load.
 type LoadSessionRequest struct {
 	SessionID             string      `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
@@ -330,16 +305,13 @@ type LoadSessionRequest struct {
 	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
 }
 
-// LoadSessionResponse is the result of session/load (and resume).
 type LoadSessionResponse struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
 }
 
-// ResumeSessionRequest is the params of session/resume.
 type ResumeSessionRequest = LoadSessionRequest
 
-// ResumeSessionResponse is the result of session/resume.
 type ResumeSessionResponse = LoadSessionResponse
 
 // SessionIDRequest is the params of session/close, session/delete and session/cancel.
@@ -347,7 +319,6 @@ type SessionIDRequest struct {
 	SessionID string `json:"sessionId"`
 }
 
-// ListSessionsRequest is the params of session/list.
 type ListSessionsRequest struct {
 	Cwd    string `json:"cwd,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
@@ -361,13 +332,11 @@ type SessionInfo struct {
 	UpdatedAt string `json:"updatedAt,omitempty"`
 }
 
-// ListSessionsResponse is the result of session/list.
 type ListSessionsResponse struct {
 	Sessions   []SessionInfo `json:"sessions"`
 	NextCursor string        `json:"nextCursor,omitempty"`
 }
 
-// SetSessionModeRequest is the params of session/set_mode.
 type SetSessionModeRequest struct {
 	SessionID string `json:"sessionId"`
 	ModeID    string `json:"modeId"`
@@ -382,18 +351,15 @@ type SetSessionConfigOptionRequest struct {
 	Value     json.RawMessage `json:"value"`
 }
 
-// SetSessionConfigOptionResponse carries the complete option list, as the
-// config_option_update does.
+// SetSessionConfigOptionResponse carries the complete option list.
 type SetSessionConfigOptionResponse = ConfigOptionUpdate
 
-// SessionConfigSelectOption is one value of a select.
 type SessionConfigSelectOption struct {
 	Value       string `json:"value"`
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 }
 
-// SessionConfigSelectGroup is a named group of select values.
 type SessionConfigSelectGroup struct {
 	Group   string                      `json:"group"`
 	Name    string                      `json:"name"`
@@ -482,13 +448,11 @@ func (o SessionConfigOption) Values() []string {
 	return out
 }
 
-// PromptRequest is the params of session/prompt.
 type PromptRequest struct {
 	SessionID string         `json:"sessionId"`
 	Prompt    []ContentBlock `json:"prompt"`
 }
 
-// StopReason values.
 const (
 	StopEndTurn         = "end_turn"
 	StopMaxTokens       = "max_tokens"
@@ -497,7 +461,6 @@ const (
 	StopCancelled       = "cancelled"
 )
 
-// PromptResponse is the result of session/prompt.
 type PromptResponse struct {
 	StopReason string `json:"stopReason"`
 	// Usage is the turn's tokens, summed over its model requests
@@ -540,7 +503,6 @@ func (r ResourceContents) MarshalJSON() ([]byte, error) {
 	}{r.URI, r.MimeType, r.Text})
 }
 
-// Content block types.
 const (
 	BlockText         = "text"
 	BlockImage        = "image"
@@ -564,7 +526,6 @@ type ContentBlock struct {
 	Annotations json.RawMessage   `json:"annotations,omitempty"`
 }
 
-// TextBlock builds a text block.
 func TextBlock(s string) ContentBlock { return ContentBlock{Type: BlockText, Text: s} }
 
 type contentBlockAlias ContentBlock
@@ -720,7 +681,6 @@ type ToolCallUpdate struct {
 	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
 }
 
-// PlanEntry is one plan item.
 type PlanEntry struct {
 	Content  string `json:"content"`
 	Priority string `json:"priority"`
@@ -732,7 +692,6 @@ type Plan struct {
 	Entries []PlanEntry `json:"entries"`
 }
 
-// AvailableCommandInput describes a command's argument.
 type AvailableCommandInput struct {
 	Hint string `json:"hint"`
 }
@@ -749,7 +708,6 @@ type AvailableCommandsUpdate struct {
 	AvailableCommands []AvailableCommand `json:"availableCommands"`
 }
 
-// CurrentModeUpdate reports a mode change.
 type CurrentModeUpdate struct {
 	CurrentModeID string `json:"currentModeId"`
 }
@@ -759,7 +717,6 @@ type ConfigOptionUpdate struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions"`
 }
 
-// SessionInfoUpdate changes the title or timestamp.
 type SessionInfoUpdate struct {
 	Title     string `json:"title,omitempty"`
 	UpdatedAt string `json:"updatedAt,omitempty"`
@@ -771,7 +728,6 @@ type Cost struct {
 	Currency string  `json:"currency"`
 }
 
-// UsageUpdate reports context use.
 type UsageUpdate struct {
 	Used uint64 `json:"used"`
 	Size uint64 `json:"size"`
@@ -819,8 +775,7 @@ type CompactionUpdate struct {
 	Error        string         `json:"error,omitempty"`
 }
 
-// updateKinds are the discriminators of SessionUpdate's fields, in their
-// order.
+// updateKinds are the discriminators of SessionUpdate's fields, in order.
 var updateKinds = []string{UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk, UpdateToolCall,
 	UpdateToolCallUpdate, UpdatePlan, UpdateAvailableCommands, UpdateCurrentMode, UpdateConfigOption, UpdateSessionInfo,
 	UpdateUsage, UpdateCompaction}
@@ -888,14 +843,12 @@ type SessionNotification struct {
 	Update    SessionUpdate `json:"update"`
 }
 
-// PermissionOption is one choice of a permission request.
 type PermissionOption struct {
 	OptionID string `json:"optionId"`
 	Name     string `json:"name"`
 	Kind     string `json:"kind"`
 }
 
-// RequestPermissionRequest is the params of session/request_permission.
 type RequestPermissionRequest struct {
 	SessionID string             `json:"sessionId"`
 	ToolCall  ToolCallUpdate     `json:"toolCall"`
@@ -923,12 +876,10 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// RequestPermissionResponse is the result of session/request_permission.
 type RequestPermissionResponse struct {
 	Outcome RequestPermissionOutcome `json:"outcome"`
 }
 
-// ReadTextFileRequest is the params of fs/read_text_file.
 type ReadTextFileRequest struct {
 	SessionID string `json:"sessionId"`
 	Path      string `json:"path"`
@@ -936,19 +887,16 @@ type ReadTextFileRequest struct {
 	Limit     *int   `json:"limit,omitempty"`
 }
 
-// ReadTextFileResponse is its result.
 type ReadTextFileResponse struct {
 	Content string `json:"content"`
 }
 
-// WriteTextFileRequest is the params of fs/write_text_file.
 type WriteTextFileRequest struct {
 	SessionID string `json:"sessionId"`
 	Path      string `json:"path"`
 	Content   string `json:"content"`
 }
 
-// CreateTerminalRequest is the params of terminal/create.
 type CreateTerminalRequest struct {
 	SessionID       string        `json:"sessionId"`
 	Command         string        `json:"command"`
@@ -958,7 +906,6 @@ type CreateTerminalRequest struct {
 	OutputByteLimit *uint64       `json:"outputByteLimit,omitempty"`
 }
 
-// CreateTerminalResponse is its result.
 type CreateTerminalResponse struct {
 	TerminalID string `json:"terminalId"`
 }
@@ -969,20 +916,17 @@ type TerminalRequest struct {
 	TerminalID string `json:"terminalId"`
 }
 
-// TerminalExitStatus is how a command ended.
 type TerminalExitStatus struct {
 	ExitCode *uint32 `json:"exitCode"`
 	Signal   *string `json:"signal"`
 }
 
-// TerminalOutputResponse is the result of terminal/output.
 type TerminalOutputResponse struct {
 	Output     string              `json:"output"`
 	Truncated  bool                `json:"truncated"`
 	ExitStatus *TerminalExitStatus `json:"exitStatus,omitempty"`
 }
 
-// WaitForTerminalExitResponse is the result of terminal/wait_for_exit.
 type WaitForTerminalExitResponse = TerminalExitStatus
 
 // JSON-RPC and ACP error codes.
