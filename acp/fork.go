@@ -20,8 +20,11 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 	if live, err := s.lookup(p.SessionID); err == nil {
 		live.save() // what it has so far, unsaved turns included
 	}
-	src, ok := s.index.Get(p.SessionID)
-	if !ok {
+	src, err := s.index.Load(p.SessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if src == nil {
 		return nil, nil, errUnknownSession(p.SessionID)
 	}
 	rec := &Record{SessionID: "hub_" + newID(12), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
@@ -47,9 +50,8 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 	if err != nil {
 		return nil, nil, err
 	}
-	ss.save() // the copy is the fork's own from now on
-	if len(rec.History) > 0 && ss.persisted == 0 {
-		return nil, nil, jsonrpc.NewError(schema.CodeInternalError, "fork not saved", nil)
+	if err := ss.save(); err != nil { // the copy is the fork's own from now on
+		return nil, nil, jsonrpc.NewError(schema.CodeInternalError, "fork not saved: "+err.Error(), nil)
 	}
 	return schema.ForkSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,29 @@ func fork(t *testing.T, c *tclient, sid, cwd, agent string) string {
 		t.Fatalf("fork answered session %q", r.SessionID)
 	}
 	return r.SessionID
+}
+
+// A session hub cannot read or write in its index is an error for fork and
+// load, not a fork or a load with an empty history (nothing lost silently).
+func TestFork_IndexUnusableIsAnError(t *testing.T) {
+	for _, method := range []string{"session/fork", "session/load"} {
+		t.Run(method, func(t *testing.T) {
+			c, sid := twoAgents(t, &forgetful{}, &forgetful{})
+			c.prompt(sid, "shared start")
+			c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
+			dir := IndexDir(c.state)
+			if err := os.Rename(dir, dir+".away"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dir, nil, 0o600); err != nil { // no directory, even for root
+				t.Fatal(err)
+			}
+			_, rerr := c.call(method, map[string]any{"sessionId": sid, "cwd": t.TempDir(), "mcpServers": []any{}})
+			if rerr == nil {
+				t.Fatalf("%s of a session hub cannot read answered success", method)
+			}
+		})
+	}
 }
 
 // userTexts is what a session/load of sid replays as the user's words.

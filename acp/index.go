@@ -160,16 +160,27 @@ func updateRecords(id string, updates []schema.SessionUpdate) ([]transcript.Reco
 
 // Get reads one session in one pass over its file: its record (the last
 // session record's, unless this process saved it since) with its whole
-// history, oldest first; nil and false when unknown.
+// history, oldest first; false when unknown or unreadable.
 func (x *Store) Get(id string) (*Record, bool) {
+	rec, err := x.Load(id)
+	return rec, err == nil && rec != nil
+}
+
+// Load is Get telling an unknown session (nil) from one it could not read.
+func (x *Store) Load(id string) (*Record, error) {
 	if checkID(id) != nil {
-		return nil, false
+		return nil, nil
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	recs := x.memHist[id]
+	recs, err := x.memHist[id], error(nil)
 	if x.dir != "" {
-		recs, _ = transcript.Read(x.dir, id)
+		if recs, err = transcript.Read(x.dir, id); errors.Is(err, transcript.ErrNotFound) {
+			err = nil // kept in memory only, or unknown
+		}
+	}
+	if err != nil && len(recs) == 0 { // not an empty history: a load or fork of it would lose the conversation
+		return nil, fmt.Errorf("session %s could not be read: %w", id, err)
 	}
 	var rec Record
 	if r := x.mem[id]; r != nil {
@@ -187,9 +198,9 @@ func (x *Store) Get(id string) (*Record, bool) {
 		}
 	}
 	if rec.SessionID != id {
-		return nil, false
+		return nil, nil
 	}
-	return &rec, true
+	return &rec, nil
 }
 
 // Delete removes a record; unknown ids are fine.

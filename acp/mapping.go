@@ -139,7 +139,7 @@ func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdat
 	changed := info.Title != "" && info.Title != ss.rec.Title
 	ss.rec.AgentSessionID, ss.rec.Title = cmp.Or(info.AgentSessionID, ss.rec.AgentSessionID), cmp.Or(info.Title, ss.rec.Title)
 	ss.mu.Unlock()
-	ss.save()
+	_ = ss.save() // logged
 	if !changed {
 		return nil
 	}

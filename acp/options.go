@@ -220,7 +220,7 @@ func (ss *session) switchLocked(name, persona string, start func()) (hadCommands
 	if b != nil {
 		_ = b.Close()
 	}
-	ss.save()
+	_ = ss.save() // logged
 	return hadCommands
 }
 
@@ -241,7 +241,7 @@ func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	case err != nil:
 		return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
-	ss.save()
+	_ = ss.save() // logged
 	if restart {
 		ss.agent.LaunchWarm()
 	}

@@ -476,7 +476,7 @@ func (s *server) newSession(_ context.Context, p schema.NewSessionRequest) (any,
 	if err != nil {
 		return nil, nil, err
 	}
-	ss.save()
+	_ = ss.save() // logged
 	return schema.NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
@@ -546,8 +546,11 @@ func reopen(replay bool) func(*server, context.Context, schema.LoadSessionReques
 		if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 			return nil, nil, err
 		}
-		rec, ok := s.index.Get(p.SessionID)
-		if !ok {
+		rec, err := s.index.Load(p.SessionID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec == nil {
 			return nil, nil, errUnknownSession(p.SessionID)
 		}
 		rec.Cwd, rec.AddDirs = p.Cwd, p.AdditionalDirectories

@@ -153,7 +153,7 @@ const memHistory = 1000
 // save writes the record's metadata and appends the history entries added
 // since the last save; saves run one at a time, in order. Nothing reaches
 // the disk before the session's first turn.
-func (ss *session) save() {
+func (ss *session) save() error {
 	ss.saveMu.Lock()
 	defer ss.saveMu.Unlock()
 	ss.mu.Lock()
@@ -170,9 +170,14 @@ func (ss *session) save() {
 		ss.dropped += drop
 	}
 	ss.mu.Unlock()
-	if err := ss.srv.index.Save(&meta, more, persist); err != nil {
+	err := ss.srv.index.Save(&meta, more, persist)
+	if err != nil {
 		ss.srv.log.Warn().Err(err).Msg("session index not saved")
+		ss.mu.Lock()
+		ss.persisted = max(ss.persisted-len(more), 0) // the next save tries them again
+		ss.mu.Unlock()
 	}
+	return err
 }
 
 // agents are hub's agents and the personas visible in the session's cwd.
@@ -229,7 +234,7 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 		ss.noteAgentSessionID(ss.agent.Current())
 		ss.mu.Unlock()
 		ss.turns.End(turn)
-		ss.save()
+		_ = ss.save()
 		ss.agent.Rest()
 	}()
 	turnCtx := turn.Context()

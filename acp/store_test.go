@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestStore_SessionIsOneFileThatRoundTrips(t *testing.T) {
 	c.prompt(sid, "second turn")
 	c.drain()
 	c.close()
-	files, _ := filepath.Glob(filepath.Join(state, "sessions", "*"))
+	files := sessionFiles(filepath.Join(state, "sessions"))
 	if len(files) != 1 || filepath.Base(files[0]) != sid+".jsonl" {
 		t.Fatalf("session files %v: want one, %s.jsonl", files, sid)
 	}
@@ -136,7 +137,7 @@ func TestStore_OldFormatsListAndLoad(t *testing.T) {
 			if len(all) != 1 || !reflect.DeepEqual(*all[0], want) || all[0].Title != tt.title {
 				t.Fatalf("sessions %+v, want %+v", all, want)
 			}
-			if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 1 || filepath.Base(files[0]) != tt.id+".jsonl" {
+			if files := sessionFiles(dir); len(files) != 1 || filepath.Base(files[0]) != tt.id+".jsonl" {
 				t.Fatalf("files after the first read %v: want one, %s.jsonl", files, tt.id)
 			}
 			got, ok := st.Get(tt.id)
@@ -401,4 +402,11 @@ func TestStore_SessionFilesMaskSecrets(t *testing.T) {
 	if !ok || got.Title != "use ghp_[masked]" || len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != `the "key" ghp_[masked]` {
 		t.Fatalf("read back %+v %+v", got, hist)
 	}
+}
+
+// sessionFiles are the files of the index dir but its lock file, which
+// stays (an OS lock: removing the file would let two holders lock two).
+func sessionFiles(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	return slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, ".lock") })
 }

@@ -58,7 +58,7 @@ func migrate(dir, id string) error {
 	if _, serr := os.Stat(name); err != nil || serr != nil {
 		return fmt.Errorf("%s: no old record to migrate", id)
 	}
-	unlock, err := safefile.Lock(p)
+	unlock, err := safefile.Lock(filepath.Join(dir, ".migrate")) // one lock file, not one beside each session
 	if err != nil {
 		return err
 	}
