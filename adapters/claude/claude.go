@@ -158,6 +158,12 @@ func mcpConfig(servers []adapters.MCPServer) string {
 	return string(b)
 }
 
+// keepCwd makes claude's Bash tool return to the session's directory after
+// every command. hub reads each command's paths from that directory: a
+// `cd .git` kept for the next call would make `echo x > hooks/pre-commit`
+// look like a write outside .git. Set last, so no configured env undoes it.
+const keepCwd = "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR"
+
 // environ is the parent's environment without the markers of an enclosing
 // claude session, plus config and session env.
 func (a *Adapter) environ(opts adapters.SessionOptions) []string {
@@ -165,7 +171,7 @@ func (a *Adapter) environ(opts adapters.SessionOptions) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		return k == "CLAUDECODE" || k == "CLAUDE_CODE_ENTRYPOINT" || k == "CLAUDE_CODE_SSE_PORT"
 	})
-	return adapters.Environ(env, a.env, opts.Env)
+	return adapters.Environ(env, a.env, opts.Env, map[string]string{keepCwd: "1"})
 }
 
 // quietRecords are claude records hub knows and leaves raw on purpose

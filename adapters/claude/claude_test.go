@@ -410,6 +410,22 @@ func TestAdapter_Args(t *testing.T) {
 	}
 }
 
+// claude's Bash tool keeps no directory from one call to the next, since
+// hub reads each call's paths from the session's directory: whatever the
+// user's or the session's environment says.
+func TestAdapter_BashKeepsNoDirectory(t *testing.T) {
+	for _, env := range []map[string]string{nil, {keepCwd: "0"}, {keepCwd: ""}} {
+		envFile := filepath.Join(t.TempDir(), "env")
+		t.Setenv("HUB_FAKE_CLAUDE_ENV", envFile)
+		t.Setenv(keepCwd, "false")
+		_, s := startFake(t, "text", adapters.SessionOptions{Env: env})
+		collect(t, mustPrompt(t, s, "hi"), nil)
+		if b, err := os.ReadFile(envFile); err != nil || string(b) != "1" {
+			t.Errorf("session env %v: claude saw %s=%q (%v), want 1", env, keepCwd, b, err)
+		}
+	}
+}
+
 func mustPrompt(t *testing.T, s *Session, text string) <-chan adapters.Event {
 	t.Helper()
 	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(text))

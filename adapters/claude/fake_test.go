@@ -96,6 +96,9 @@ func claudeFake(scenario string) {
 		b, _ := json.Marshal(os.Args[1:])
 		_ = os.WriteFile(path, b, 0o644)
 	}
+	if path := os.Getenv("HUB_FAKE_CLAUDE_ENV"); path != "" {
+		_ = os.WriteFile(path, []byte(os.Getenv(keepCwd)), 0o644)
+	}
 	if scenario == "exit-at-once" || scenario == "gone" {
 		fmt.Fprintln(os.Stderr, "boom: bad config")
 		if scenario == "gone" { // hub meets a broken pipe or the end of the output before the exit

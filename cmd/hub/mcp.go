@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -43,10 +44,13 @@ func mcpHost(e *env, o delegation.Options) (delegation.Host, func()) {
 	remote, child, err := delegation.Dial(os.Getenv, e.log)
 	if !child {
 		if chain := os.Getenv(delegation.EnvChain); chain != "" { // a delegate's own hub mcp
-			for _, n := range strings.Split(chain, ",") { // an agent not here cannot be delegated to again anyway
-				if a, err := o.Registry.Get(n); err == nil {
-					o.Chain = append(o.Chain, a)
+			for _, n := range strings.Split(chain, ",") {
+				a, err := o.Registry.Get(n)
+				if err != nil { // its persona's mode and delegates list would not bind here
+					return refusing{fmt.Errorf("%w: %s, which this delegation works for (%s=%s), is not in this hub's configuration, so its limits cannot be kept; start hub mcp where that agent is configured",
+						delegation.ErrRefused, n, delegation.EnvChain, chain)}, func() {}
 				}
+				o.Chain = append(o.Chain, a)
 			}
 		}
 		d := delegation.New(o)
@@ -56,6 +60,15 @@ func mcpHost(e *env, o delegation.Options) (delegation.Host, func()) {
 		e.log.Warn().Err(err).Msg("delegation parent unreachable")
 	}
 	return remote, remote.Close
+}
+
+// refusing refuses every delegation with why.
+type refusing struct{ err error }
+
+func (refusing) Agents() []delegation.AgentInfo { return nil }
+
+func (r refusing) Delegate(context.Context, delegation.Request, delegation.Progress) (delegation.Result, error) {
+	return delegation.Result{}, r.err
 }
 
 // nopWriteCloser hands stdout to the MCP transport without letting it

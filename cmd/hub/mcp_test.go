@@ -202,13 +202,19 @@ func TestMCP_DelegateFallsBackByTheConfig(t *testing.T) {
 // deeper than there are agents. Another agent still runs.
 func TestMCP_DelegatesOwnHubRefusesLoops(t *testing.T) {
 	for _, tc := range []struct {
-		chain string
-		loop  bool
+		chain   string
+		loop    bool
+		refused bool
 	}{
-		{"claude,replay", true},
-		{"replay", true},
-		{"claude", false},
-		{"", false},
+		{chain: "claude,replay", loop: true},
+		{chain: "replay", loop: true},
+		{chain: "claude"},
+		{chain: ""},
+		// A name this hub cannot find (a persona of another configuration)
+		// would drop its mode and delegates list: every call is refused.
+		{chain: "claude,reviewer", refused: true},
+		{chain: "nosuch,claude", refused: true},
+		{chain: "claude,", refused: true},
 	} {
 		t.Run(tc.chain, func(t *testing.T) {
 			root := isolate(t)
@@ -219,7 +225,12 @@ func TestMCP_DelegatesOwnHubRefusesLoops(t *testing.T) {
 			t.Setenv("HUB_REPLAY_SCRIPT", script)
 			t.Setenv(delegation.EnvChain, tc.chain)
 			text, isErr := delegateText(t, mcpClient(t), "replay")
-			if tc.loop != (isErr && strings.Contains(text, delegation.ErrLoop.Error())) || (!tc.loop && (isErr || text != "replayed")) {
+			switch {
+			case tc.refused:
+				if !isErr || !strings.Contains(text, delegation.ErrRefused.Error()) {
+					t.Fatalf("chain %q: delegate answered %q (error %v); want it refused", tc.chain, text, isErr)
+				}
+			case tc.loop != (isErr && strings.Contains(text, delegation.ErrLoop.Error())) || (!tc.loop && (isErr || text != "replayed")):
 				t.Fatalf("chain %q: delegate answered %q (error %v); want loop refused %v", tc.chain, text, isErr, tc.loop)
 			}
 		})

@@ -46,7 +46,13 @@ var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": t
 
 // pathKeys are raw input fields that name a file.
 var pathKeys = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
-	"destination", "dest", "source", "src", "oldpath", "newpath", "dir", "directory", "cwd", "workdir"}
+	"destination", "dest", "source", "src", "oldpath", "newpath"}
+
+// dirKeys are raw input fields that name where a command runs (gemini's
+// run_shell_command says dir_path); each also names a file.
+var dirKeys = []string{"dir", "directory", "cwd", "workdir", "dirpath", "workingdir", "workingdirectory"}
+
+var fileKeys = slices.Concat(pathKeys, dirKeys)
 
 // pathListKeys are raw input fields that name files.
 var pathListKeys = []string{"paths", "files", "filepaths"}
@@ -104,7 +110,7 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 		}
 	}
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
-		for _, k := range pathKeys {
+		for _, k := range fileKeys {
 			var p string
 			if json.Unmarshal(obj[k], &p) == nil {
 				raw = append(raw, p)
@@ -129,7 +135,7 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 func dirsOf(tc adapters.ToolCall, cwd string) []string {
 	var raw []string
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
-		for _, k := range []string{"cwd", "workdir", "dir", "directory"} {
+		for _, k := range dirKeys {
 			var p string
 			if json.Unmarshal(obj[k], &p) == nil {
 				raw = append(raw, p)

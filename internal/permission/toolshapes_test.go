@@ -641,6 +641,8 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 		{"command in the call's cwd", run(`{"command":"cat k >> .ssh/authorized_keys","cwd":` + jsonString(home) + `}`), true},
 		{"workdir ~, argv", run(`{"command":["bash","-lc","cd .ssh && tee -a authorized_keys < k"],"workdir":"~"}`), true},
 		{"directory, nested", run(`{"params":{"cmd":"sudo -u me cp k .aws/credentials","directory":` + jsonString(home) + `}}`), true},
+		{"dir_path ~ (gemini's shell)", run(`{"command":"cat k >> .ssh/authorized_keys","dir_path":"~"}`), true},
+		{"working_directory", run(`{"command":"cp k .aws/credentials","working_directory":` + jsonString(home) + `}`), true},
 		{"relative cwd", run(`{"command":"env X=1 cp k ./.ssh/authorized_keys","cwd":"` + rel + `"}`), true},
 		{"one of two cwds", run(`{"command":"cp k .ssh/authorized_keys","cwd":"sub","dir":"~"}`), true},
 		{"cwd in the workspace", run(`{"command":"cat k >> .ssh/authorized_keys","cwd":"sub"}`), false},
