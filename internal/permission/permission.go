@@ -160,6 +160,36 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 	return out, nil
 }
 
+// AllowRule parses an allow pattern in Claude's syntax (--allow-tool, a skill's allowed-tools):
+// "Bash(go test:*)", "Read(src/**)", "WebFetch". name says where it comes from.
+func AllowRule(pattern, name string) (Rule, error) {
+	pattern = strings.TrimSpace(pattern)
+	tool, arg, hasArg := strings.Cut(pattern, "(")
+	tool = strings.TrimSpace(tool)
+	if tool == "" || (hasArg && !strings.HasSuffix(arg, ")")) {
+		return Rule{}, fmt.Errorf("%w: %q is not Tool or Tool(argument)", ErrInvalidRule, pattern)
+	}
+	r := Rule{Tool: tool, Decision: Allow, Name: name}
+	if !hasArg {
+		return r, nil
+	}
+	arg = strings.TrimSpace(strings.TrimSuffix(arg, ")"))
+	switch toolKinds[strings.ToLower(tool)] {
+	case "execute":
+		r.Command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(arg, "*"), ":"))
+		if r.Command == "" {
+			return Rule{}, fmt.Errorf("%w: %q names no command", ErrInvalidRule, pattern)
+		}
+	default:
+		g, err := pathPattern(arg)
+		if err != nil {
+			return Rule{}, err
+		}
+		r.Path, r.pathGlob = arg, g
+	}
+	return r, nil
+}
+
 // Decide is the one evaluation order: hard deny, deny rules, "always reject", MustAsk,
 // "always allow", grants, then the last matching allow or ask rule. decided is false when
 // none speaks: the caller's default decides. A request naming several files is denied when
