@@ -49,8 +49,7 @@ func (g Grant) Key() string {
 	return g.Tool + "\x00" + g.Scope
 }
 
-// Covers is what the grant allows, as a user reads it: an exact command,
-// a command shape ("…" for the free arguments), a file, or the whole tool.
+// Covers is what the grant allows, as a user reads it.
 func (g Grant) Covers() string {
 	scope, repo, _ := strings.Cut(g.Scope, repoSep)
 	switch {
@@ -169,8 +168,7 @@ func (g *Grants) Revoke(id string) error {
 	})
 }
 
-// Clear removes every grant of project ("" for every grant, user-wide
-// ones included) and returns how many live ones it removed.
+// Clear removes every grant of project ("" for all) and returns how many live ones it removed.
 func (g *Grants) Clear(project string) (int, error) {
 	n := 0
 	err := g.update(func(list []Grant) ([]Grant, error) {
@@ -265,8 +263,7 @@ func (s *Service) grantPolicy() *GrantPolicy {
 	return s.grants
 }
 
-// granted finds the live grant covering req. An unreadable store grants
-// nothing (the user is asked); Keep and 'hub grants' report it.
+// granted finds the live grant covering req. An unreadable store grants nothing (Keep reports it).
 func (s *Service) granted(req Request) (Grant, bool) {
 	p := s.grantPolicy()
 	if p == nil || !Coverable(req) {

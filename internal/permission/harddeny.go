@@ -96,8 +96,7 @@ var denyRules = []denyRule{
 	{"code from a URL", whyDownload, winRule(whyDownload)},
 }
 
-// check is one call under the rules; a rule that cannot tell (a dynamic
-// operand) marks the line unclear.
+// check is one call under the rules; one that cannot tell marks the line unclear (unknown).
 type check struct {
 	r *reader
 	c *call
@@ -321,8 +320,7 @@ func deletes(k *check) bool {
 	return k.hitsAny(operands(args), recursive)
 }
 
-// hitsAny is hits over every operand: each is checked (and may make the
-// line unclear), not only those before the first hit.
+// hitsAny checks every operand (each may make the line unclear), not only those before a hit.
 func (k *check) hitsAny(ops []arg, recursive bool) bool {
 	hit := false
 	for _, o := range ops {
@@ -406,8 +404,8 @@ func (k *check) paths(a arg) ([]string, bool) {
 	return ps, ok
 }
 
-// known is paths for a rule: an operand hub cannot resolve makes the line
-// unclear, and so does ${X:-/}, which is checked as its known value.
+// known is paths for a rule: an operand hub cannot resolve makes the line unclear, and so does
+// ${X:-/}, which is checked as its known value.
 func (k *check) known(a arg) ([]string, bool) {
 	if a.dynamic && a.maybe {
 		k.unknown()
@@ -504,8 +502,7 @@ func writesCredStore(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool { return k.writesStore(a, !k.replacesLink()) })
 }
 
-// replacesLink: ln -n (or -T) replaces a link to a directory instead of
-// linking in it.
+// replacesLink: ln -n (or -T) replaces a link to a directory instead of linking in it.
 func (k *check) replacesLink() bool {
 	return k.c.prog() == "ln" && (hasShort(k.args(), "nT") || hasLong(k.args(), "--no-dereference", "--no-target-directory"))
 }
@@ -579,8 +576,8 @@ func (k *check) writtenFiles() []arg {
 	return append(out, k.storeWrites(k.c.prog(), args)...)
 }
 
-// copyDests are the destination of a copy, move or link and, should it be
-// a directory, the file each source lands as there (cp .netrc ~).
+// copyDests are the destination of a copy, move or link and, should it be a directory, the
+// file each source lands as there (cp .netrc ~).
 func (k *check) copyDests(args []arg) []arg {
 	var dest arg
 	vals, rest := []arg(nil), args
@@ -792,8 +789,7 @@ func (k *check) keygenWrites(args []arg) []arg {
 	return append([]arg{f}, rest...)
 }
 
-// tilde expands a leading ~ in an option's value (dd of=~/x), as bash
-// does in words that look like assignments.
+// tilde expands a leading ~ in an option's value (dd of=~/x), as bash does after "=".
 func (k *check) tilde(a arg) arg {
 	if !a.dynamic && (a.text == "~" || strings.HasPrefix(a.text, "~/")) {
 		a.text = k.r.home + a.text[1:]
@@ -862,8 +858,7 @@ func forcePushMain(k *check) bool {
 	return false
 }
 
-// downloads tracks the files downloads write and refuses running them, or
-// a download fed to a shell or interpreter.
+// downloads tracks the files downloads write and refuses running them, or piping one to a shell.
 func (k *check) downloads() {
 	r, c := k.r, k.c
 	prog := c.prog()

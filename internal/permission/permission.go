@@ -25,7 +25,6 @@ import (
 // ErrInvalidRule marks a permission rule or policy hub cannot use.
 var ErrInvalidRule = errors.New("invalid permission rule")
 
-// Decision is the outcome of a check.
 type Decision string
 
 const (
@@ -110,7 +109,6 @@ const (
 	ByHook      = "hook" // a PreToolUse hook (the native loop runs them)
 )
 
-// Rule is a parsed config rule.
 type Rule struct {
 	Tool     string
 	Path     string
@@ -286,8 +284,8 @@ func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req 
 	return v, decided && v.Decision == Allow
 }
 
-// Narrow is what rules that only narrow (a persona's) say of req, each
-// matching as a deny does (any part of a command, any file); deny first.
+// Narrow is what rules that only narrow (a persona's) say of req, each matching as a deny
+// does; deny first.
 func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
 	each := req.each()
 	for _, d := range []struct {
@@ -429,8 +427,7 @@ func AlwaysKey(req Request) string {
 	return req.Tool + "\x00path=" + strings.Join(slices.Compact(clean), ", ")
 }
 
-// unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
-// command so), so that "always" scopes what runs, not the shell.
+// unwrapShell returns the script of `bash -lc 'script'` (codex wraps every command so).
 func unwrapShell(command string) string {
 	argv, ok := plainCommand(command)
 	if !ok || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") {

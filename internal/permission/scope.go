@@ -31,9 +31,8 @@ func AlwaysScope(tool, command string) string {
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
 }
 
-// repoKey is what an "always" for a line running git adds to its scope: the repositories its
-// git commands use and a digest of the hooks git runs there (for nearly every command). The
-// user saw this command in this repository with these hooks, not after something changed them.
+// repoKey is what an "always" for a line running git adds to its scope: the repositories its git
+// commands use and a digest of their hooks, as the user saw them (git runs hooks for most commands).
 func (rd *reading) repoKey() string {
 	if len(rd.repos) == 0 {
 		return ""

@@ -71,8 +71,7 @@ func gitCode(c *call) bool {
 
 var gitName = lazyRE(`(?i)\.git(?:[^\w-]|$)|git~1`)
 
-// readsOnly reports a call of a fileReaders program (find without -delete or -fprint; what
-// -exec runs is a call too).
+// readsOnly reports a fileReaders call (find without -delete or -fprint; -exec's is a call too).
 func readsOnly(c *call) bool {
 	return fileReaders[c.prog()] && !(c.prog() == "find" && slices.ContainsFunc(c.argv, func(a arg) bool {
 		return a.dynamic || a.text == "-delete" || strings.HasPrefix(a.text, "-fprint") || a.text == "-fls"
@@ -114,9 +113,8 @@ func fromShellPath(p string) string {
 	return filepath.Clean(filepath.FromSlash(p))
 }
 
-// lookupName is what a file-system call is given for p: "" (found by none) for a path on another
-// machine, as Windows sends the user's NTLM hash to \\host\share on a mere lookup. A variable:
-// tests record it.
+// lookupName is what a file-system call is given for p: "" for a path on another machine, as
+// Windows sends the user's NTLM hash to \\host\share on a mere lookup. Tests record it.
 var lookupName = func(p string) string {
 	if remote(p) {
 		return ""
