@@ -431,7 +431,7 @@ func (k *check) isDevice(a arg) bool {
 	})
 }
 
-var writeRedirs = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true, ">&": true}
+var writeRedirs = set(">", ">>", ">|", "&>", "&>>", "<>", ">&")
 
 // writeTargets are the files its redirections write (not >&2, a copy of a descriptor).
 func (c *call) writeTargets() []arg {

@@ -449,19 +449,8 @@ func (r *Rule) matchesAll(reqs []Request) bool {
 }
 
 func (r *Rule) matches(req Request, any bool) bool {
-	if !toolMatches(r.Tool, req) {
-		return false
-	}
-	if r.Command != "" && !commandMatches(req, r.Command, any) {
-		return false
-	}
-	if r.pathGlob != "" {
-		if req.Path == "" {
-			return false
-		}
-		return matchPath(r.pathGlob, req)
-	}
-	return true
+	return toolMatches(r.Tool, req) && (r.Command == "" || commandMatches(req, r.Command, any)) &&
+		(r.pathGlob == "" || req.Path != "" && matchPath(r.pathGlob, req))
 }
 
 // toolKinds are the tool names rules may use for a kind, whatever the agent calls its own.

@@ -36,14 +36,15 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 }
 
 // Raw input keys, as normKey writes them.
-var commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
+var (
+	commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
+	pathKeys    = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
+		"destination", "dest", "source", "src", "oldpath", "newpath", "dir", "directory", "cwd", "workdir"}
+	pathListKeys = []string{"paths", "files", "filepaths"}
+)
 
-var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true, "read": true}
-
-var pathKeys = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
-	"destination", "dest", "source", "src", "oldpath", "newpath", "dir", "directory", "cwd", "workdir"}
-
-var pathListKeys = []string{"paths", "files", "filepaths"}
+// editorVerbs are the "command" values of file editor tools.
+var editorVerbs = set("view", "create", "str_replace", "insert", "undo_edit", "write", "read")
 
 // normKey makes file_path, filePath and FILE-PATH one.
 func normKey(k string) string {

@@ -149,7 +149,7 @@ func absTarget(t, home, cwd string) string {
 var secretNames = set(".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".vault-token",
 	"credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk")
 
-var keyExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true, ".ppk": true}
+var keyExts = set(".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk")
 
 // IsSecretFile reports a dotenv file, a private key or a file of a credential store, by its name
 // or by the file a symlink names.
