@@ -730,7 +730,7 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 }
 
 // gitWrites: the directory git clone, worktree add/move or init fills; operands are read both
-// with values in a cluster (clone -qb main URL DIR) and without, whichever is stricter.
+// with values in a cluster (clone -qb main URL DIR) and without, and both count.
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
@@ -858,7 +858,7 @@ func forcePushMain(k *check) bool {
 	return false
 }
 
-// downloads tracks the files downloads write and refuses running them, or piping one to a shell.
+// downloads tracks the files downloads write and refuses running them, or feeding one to a shell.
 func (k *check) downloads() {
 	r, c := k.r, k.c
 	prog := c.prog()

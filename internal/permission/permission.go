@@ -92,8 +92,8 @@ type Verdict struct {
 	Decision Decision
 	Reason   string // for the user
 	Hard     bool   // the built-in deny list matched; nothing can lift it
-	// Must marks an Ask that nothing (--approve, "always", a grant, a rule, a hook) turns into
-	// an allow: only a user who sees the call may; where nobody can answer it is refused.
+	// Must marks an Ask nothing turns into an allow (--approve, "always", a grant, a rule, a
+	// hook): only a user who sees the call may allow it; where nobody can answer, it is refused.
 	Must bool
 	By   string // what decided: a By constant, or what the caller sets
 }
@@ -114,7 +114,7 @@ type Rule struct {
 	Path     string
 	Command  string
 	Decision Decision
-	Name     string // where the rule comes from: "permissions.rules[2]", "--allow-tool Bash(go test:*)"
+	Name     string // where it comes from: "permissions.rules[2]", "--allow-tool Bash(go test:*)"
 	pathGlob string // Path as a doublestar pattern over slashed paths
 }
 
