@@ -115,7 +115,7 @@ func (r *reader) emit(c *call) {
 	r.out.calls = append(r.out.calls, c)
 	k := &check{r: r, c: c}
 	for _, rule := range denyRules {
-		if (strings.HasSuffix(rule.name, " write") || len(c.argv) > 0 && !c.argv[0].dynamic) && rule.match(k) {
+		if (strings.HasSuffix(rule.name, " write") || len(c.argv) > 0 && !c.argv[0].dynamic) && rule.match(k) { // a write rule: a computed program's redirects too
 			r.setDeny(rule.why)
 		}
 	}

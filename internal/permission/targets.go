@@ -219,17 +219,10 @@ func sensitivePath(p, cwd string) bool {
 }
 
 func sensitiveAt(p, home, cwd string) bool {
-	if secretAt(p, home) {
-		return true
-	}
-	if rel, ok := under(home, p); ok && rel != "." && (strings.HasPrefix(filepath.ToSlash(rel), ".") || startupFile(rel)) {
-		return true
-	}
-	if cwd == "" {
-		return false
-	}
-	_, ok := under(cwd, p)
-	return !ok
+	rel, inHome := under(home, p)
+	_, inCwd := under(cwd, p)
+	return secretAt(p, home) || inHome && rel != "." && (strings.HasPrefix(filepath.ToSlash(rel), ".") || startupFile(rel)) ||
+		cwd != "" && !inCwd
 }
 
 // gitControl reports a .git, or a config or hook under one (what git reads to run a program),
