@@ -40,14 +40,10 @@ type Request struct {
 	Cwd     string            // session root; rule globs match relative to it
 	Command string            // shell command for bash
 	Agent   string            // the agent asking, for durable grants ("" for the native loop's own checks)
-	// Paths are every file the call names (absolute), Path the first; Path alone is fine.
-	Paths []string
-	// Must says why a persona's ask rule has the call asked every time.
-	Must string
-	// Dirs are where Command runs when the tool call names it (absolute); else Cwd.
-	Dirs []string
-	// Argv says Command quotes an argv run without a shell: it is read as sh only.
-	Argv bool
+	Paths   []string          // every file the call names (absolute), Path the first; Path alone is fine
+	Must    string            // why a persona's ask rule has the call asked every time
+	Dirs    []string          // where Command runs when the tool call names it (absolute); else Cwd
+	Argv    bool              // Command quotes an argv run without a shell: it is read as sh only
 	// Shell is the shell Command runs in when known. Unknown (a raw line), the deny list
 	// reads it as each shell may (windowsDeny), the rest as sh.
 	Shell adapters.Shell
