@@ -16,14 +16,11 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// Git's config already on disk: the repository a git command uses (found
-// as git finds it) may come from a tarball, a zip or a folder committed
-// with its .git, and its config names programs git runs (core.fsmonitor,
-// core.pager, a filter, an alias). hub reads that file itself rather than
-// run git: no program runs, whatever git is on PATH.
+// A repository may come from a tarball or a folder committed with its .git, and its config
+// names programs git runs (core.fsmonitor, a filter, an alias). hub reads the config itself
+// rather than run git.
 
-// gitKV is one key of a git config file: section and name in lower case,
-// a subsection as written.
+// gitKV is one key of a git config file: section and name in lower case, a subsection as written.
 type gitKV struct{ key, val string }
 
 const (
@@ -33,18 +30,14 @@ const (
 )
 
 var (
-	// gitLocal are the subcommands that reach no remote: an ext:: word
-	// among their operands is a message or a pattern, and the keys that
-	// name how to reach one (gitRemoteKeys) are not run.
+	// gitLocal are the subcommands that reach no remote: gitRemoteKeys are not run.
 	gitLocal = set("status", "diff", "log", "show", "add", "commit", "checkout", "switch", "restore", "reset", "branch", "tag",
 		"stash", "rebase", "merge", "cherry-pick", "revert", "blame", "annotate", "grep", "ls-files", "ls-tree", "rev-parse",
 		"rev-list", "mv", "rm", "clean", "describe", "shortlog", "reflog", "notes", "bisect", "worktree", "format-patch", "am",
 		"apply", "init", "gc", "help", "version", "var", "cat-file", "show-ref", "for-each-ref", "range-diff", "cherry",
 		"whatchanged", "check-ignore", "commit-tree", "hash-object", "update-index", "update-ref", "name-rev", "fsck")
-	// gitCommands are git's builtins (git --list-cmds=builtins, 2.39 and
-	// later) and the git-NAME programs every git ships: git runs one before
-	// an alias of its name. Those a git may lack (lfs, svn, send-email,
-	// subtree, …) are not here: without one, git runs the alias.
+	// gitCommands are git's builtins and the git-NAME programs every git ships: git runs one
+	// before an alias of its name. Those a git may lack (lfs, svn, …) are not here.
 	gitCommands = set(slices.Concat(slices.Collect(maps.Keys(gitLocal)), strings.Fields(`archive bisect--helper bugreport
 		bundle check-attr check-mailmap check-ref-format checkout--worker checkout-index clone column commit-graph config
 		count-objects credential credential-cache credential-store diagnose diff-files diff-index diff-tree difftool env--helper
@@ -56,21 +49,17 @@ var (
 		unpack-objects update-server-info upload-archive upload-pack verify-commit verify-pack verify-tag write-tree replay refs
 		backfill last-modified submodule filter-branch mergetool request-pull quiltimport web--browse difftool--helper`))...)
 	gitRemoteKeys = []string{"core.sshcommand", "core.gitproxy", "core.askpass", "ssh.variant", "remote.", "url.", "credential."}
-	// gitBang are keys (besides gitProgramKeys) whose value is a program
-	// when it starts with "!" (or is a path, for a credential helper).
+	// gitBang are keys whose value is a program when it starts with "!" (or is a path).
 	gitBang = []string{"credential.helper", "credential.*.helper", "submodule.*.update"}
-	// gitData are booleans, the keys of gitProgramKeys' sections that name
-	// no program, and the filters git lfs install writes (the user's git-lfs).
+	// gitData are booleans, the keys of program sections that name no program, and git lfs's filters.
 	gitData = set("", "true", "false", "yes", "no", "on", "off", "0", "1", "required", "format", "prompt", "trustexitcode",
 		"keepbackup", "keeptemporaries", "writetotemp", "hideresolved", "guidefault", "allowedsignersfile", "mintrustlevel",
 		"viewer", "from", "to", "cc", "bcc", "vcs", "hookspath", "git-lfs clean -- %f", "git-lfs smudge -- %f",
 		"git-lfs smudge --skip -- %f", "git-lfs filter-process", "git-lfs filter-process --skip")
 )
 
-// gitRepoConfig is the config of the repository a git command run in one
-// of x's directories uses (or the one --git-dir or GIT_DIR names), after
-// the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
-// user's own.
+// gitRepoConfig is the config of the repository a git command in x uses, after the configs
+// the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the user's own.
 func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	if v, ok := x.env("GIT_DIR"); ok && gitDir == nil {
 		gitDir = &v
@@ -134,13 +123,8 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	return out
 }
 
-// gitHooks reads the repository's shell hooks (in its hooks directory and
-// core.hooksPath) for what the deny list refuses: git runs them for most
-// commands (reference-transaction and post-index-change for any that
-// writes a ref or the index). Only a refusal is kept: a hook the user
-// installed (git lfs, pre-commit) adds nothing to ask. A hook's own git
-// commands read no hooks; a line's hooks are read once, maxGitConfig
-// bytes of them at most (past it the line is unclear).
+// gitHooks reads the repository's shell hooks for what the deny list refuses: git runs them
+// for most commands. Only a refusal is kept: a hook the user installed adds nothing to ask.
 func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	dirs, left := hookDirs(g, conf), maxGitFiles
 	for _, c := range r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left) { // git submodule update checks each out
@@ -154,9 +138,8 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	r.readHooks(dirs, x)
 }
 
-// gitHooksPath are the directories a core.hooksPath value may name: a
-// relative one is from the work tree's top, where git runs hooks (root,
-// or the top above one of x's directories when .git is a file).
+// gitHooksPath are the directories a core.hooksPath value may name: a relative one is from
+// the work tree's top (root, or the top above one of x's directories).
 func gitHooksPath(root, val string, x *runCtx) []string {
 	var dirs []string
 	if root != "" {
@@ -168,7 +151,8 @@ func gitHooksPath(root, val string, x *runCtx) []string {
 	return dirs
 }
 
-// readHooks reads the hooks in dirs (see gitHooks).
+// readHooks reads the hooks in dirs once a line, maxGitConfig bytes at most; a hook's own git
+// commands read no hooks.
 func (r *reader) readHooks(dirs []string, x *runCtx) {
 	for _, d := range dirs {
 		if path.Base(d) == "_" { // husky's .husky/_/pre-commit runs .husky/pre-commit
@@ -213,9 +197,8 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 	}
 }
 
-// hookDirs are the git directory g's hooks directory, then those its
-// config's core.hooksPath names (a relative one from the work tree, or
-// the one core.worktree moves it to).
+// hookDirs are g's hooks directory, then those core.hooksPath names (a relative one from the
+// work tree, or the one core.worktree moves it to).
 func hookDirs(g string, conf []gitKV) []string {
 	dirs, roots := []string{path.Join(gitCommon(g), "hooks")}, []string{workTree(g)}
 	for _, kv := range conf {
@@ -233,8 +216,7 @@ func hookDirs(g string, conf []gitKV) []string {
 	return dirs
 }
 
-// gitWorkRoot is the nearest of dir and its parents holding a .git (a
-// directory, or a file naming one elsewhere); dir when none.
+// gitWorkRoot is the nearest of dir and its parents holding a .git; dir when none.
 func gitWorkRoot(dir string) string {
 	for d := dir; d != path.Dir(d); d = path.Dir(d) {
 		if _, err := os.Lstat(lookupName(fromShellPath(path.Join(d, ".git")))); err == nil {
@@ -244,8 +226,7 @@ func gitWorkRoot(dir string) string {
 	return dir
 }
 
-// workTree is the work tree of the git directory g: a linked worktree's
-// (git worktree add) as its gitdir file names it, else g's parent.
+// workTree is g's work tree: a linked worktree's as its gitdir file names it, else g's parent.
 func workTree(g string) string {
 	if b, err := readCapped(path.Join(g, "gitdir"), maxGitConfig); err == nil {
 		return path.Dir(toSlash(strings.TrimSpace(string(b))))
@@ -253,10 +234,8 @@ func workTree(g string) string {
 	return strings.TrimSuffix(g, "/.git")
 }
 
-// findGitDir is the repository git discovers from dir: dir/.git (a
-// directory, or a file naming one), else dir itself when it is one (a
-// bare repository: git's safe.bareRepository is "all" unless set), else
-// the same from its parent; "" when none.
+// findGitDir is the repository git discovers from dir: dir/.git, else dir itself when bare
+// (safe.bareRepository is "all" unless set), else the same from its parent; "" when none.
 func findGitDir(dir string) string {
 	for d := dir; ; d = path.Dir(d) {
 		if g, ok := gitFile(path.Join(d, ".git")); ok {
@@ -273,10 +252,8 @@ func findGitDir(dir string) string {
 	}
 }
 
-// isGitDir is git's is_git_directory, a little wider: a HEAD that is no
-// directory (a symlink to refs/… that leads nowhere is one), objects and
-// refs in the common directory (git asks only that it may enter them: an
-// executable file is one).
+// isGitDir is git's is_git_directory, a little wider: a HEAD that is no directory (a dangling
+// symlink is one), objects and refs in the common directory.
 func isGitDir(g string) bool {
 	head, err := os.Lstat(lookupName(fromShellPath(path.Join(g, "HEAD"))))
 	return err == nil && !head.IsDir() && exists(path.Join(gitCommon(g), "objects"), false) && exists(path.Join(gitCommon(g), "refs"), false)
@@ -288,8 +265,7 @@ func exists(p string, dir bool) bool {
 	return err == nil && (!dir || fi.IsDir())
 }
 
-// gitCommon is the directory holding the config, objects and refs of the
-// git directory g (a worktree's names it in its commondir file).
+// gitCommon is the directory holding g's config, objects and refs (a worktree's commondir).
 func gitCommon(g string) string {
 	if b, err := readCapped(path.Join(g, "commondir"), maxGitConfig); err == nil {
 		return joinShell(g, strings.TrimSpace(string(b)))
@@ -297,10 +273,8 @@ func gitCommon(g string) string {
 	return g
 }
 
-// gitModules adds to files the configs of the submodules under a modules
-// directory and their own, nested (a submodule's name may hold slashes:
-// modules/libs/foo): git status, diff and fetch run git in each. Past
-// left directories read, the line is unclear.
+// gitModules adds to files the configs of the submodules under dir, nested (a name may hold
+// slashes): git status, diff and fetch run git in each. Past left directories, the line is unclear.
 func (r *reader) gitModules(dir string, files []string, left *int) []string {
 	ents, err := os.ReadDir(lookupName(fromShellPath(dir)))
 	if *left -= min(len(ents), 1); err != nil || *left < 0 {
@@ -319,7 +293,6 @@ func (r *reader) gitModules(dir string, files []string, left *int) []string {
 	return files
 }
 
-// joinShell is p (a path as a config file writes it) from dir.
 func joinShell(dir, p string) string {
 	if p = toSlash(p); path.IsAbs(p) {
 		return path.Clean(p)
@@ -327,12 +300,9 @@ func joinShell(dir, p string) string {
 	return path.Join(dir, p)
 }
 
-// gitLinks are the configs of the submodules in the index of the git
-// directory g (its entries of mode 160000; index versions 2 to 4) where
-// they are checked out in its work tree (g's parent, a linked worktree's,
-// core.worktree of its config conf): git status and diff run git in each,
-// wherever its .git file points. An index past maxGitIndex leaves the
-// line unclear.
+// gitLinks are the configs of the submodules in g's index (mode 160000; versions 2 to 4) as
+// checked out in its work tree: git status and diff run git in each. An index past maxGitIndex
+// leaves the line unclear.
 func (r *reader) gitLinks(g string, conf []gitKV) []string {
 	root, ok := strings.CutSuffix(g, "/.git")
 	if b, err := readCapped(path.Join(g, "gitdir"), maxGitConfig); err == nil { // a linked worktree's: its .git file
@@ -386,17 +356,14 @@ func (r *reader) gitLinks(g string, conf []gitKV) []string {
 	return out
 }
 
-// gitFile is the git directory the .git file p names (or GIT_DIR, which
-// git follows the same way).
+// gitFile is the git directory the .git file p names (or GIT_DIR, followed the same way).
 func gitFile(p string) (string, bool) {
 	b, err := readCapped(p, maxGitConfig)
 	g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 	return joinShell(path.Dir(p), strings.TrimSpace(g)), err == nil && ok
 }
 
-// readCapped reads the start of a regular file, limit bytes and one more
-// (a FIFO planted in a tarball, or swapped in, is neither opened nor
-// waited on: safefile.Open).
+// readCapped reads limit bytes and one more of a regular file (a planted FIFO is not opened).
 func readCapped(p string, limit int64) ([]byte, error) {
 	f, err := safefile.Open(lookupName(fromShellPath(p)))
 	if err != nil {
@@ -406,9 +373,8 @@ func readCapped(p string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
-// gitFiles are the keys of files, in order (a later one wins), and of
-// the files they include: maxGitFiles files and maxGitConfig bytes at
-// most, all together (each value may be a program to read).
+// gitFiles are the keys of files and their includes, in order (a later one wins), within
+// maxGitFiles files and maxGitConfig bytes all together.
 func (r *reader) gitFiles(files ...string) []gitKV {
 	left, out := gitLeft{maxGitFiles, maxGitConfig}, []gitKV{}
 	for _, f := range files {
@@ -417,13 +383,10 @@ func (r *reader) gitFiles(files ...string) []gitKV {
 	return out
 }
 
-// gitLeft is what is left to read of a repository's git files.
 type gitLeft struct{ files, bytes int }
 
-// readGitConfig appends file's keys to out, those of the files it
-// includes (include.path, includeIf.*.path whatever the condition) in
-// their place. A file past the bounds (gitLeft) leaves the line unclear:
-// what git would run there is not read.
+// readGitConfig appends file's keys to out, with those of its includes in their place
+// (includeIf whatever the condition). A file past the bounds leaves the line unclear.
 func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
 	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
@@ -450,12 +413,9 @@ func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV 
 	return out
 }
 
-// parseGitConfig reads git's ini syntax as git's own parser does
-// (config.c): characters, not lines ([a][core]pager=x is core.pager, a
-// lone \r a space), [section], [section "sub"] (\x is x), [section.sub],
-// name = value (gitValue), a name alone (true), # and ; comments. A line
-// git refuses is skipped (git refuses the file and runs nothing: reading
-// on costs a question at most).
+// parseGitConfig reads git's ini syntax as config.c does: characters, not lines
+// ([a][core]pager=x is core.pager). A line git refuses is skipped (git refuses the whole
+// file and runs nothing: reading on costs a question at most).
 func parseGitConfig(src string) []gitKV {
 	var out []gitKV
 	s, section := strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff"), ""
@@ -500,7 +460,6 @@ func gitKeyChar(c byte) bool {
 	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '-'
 }
 
-// gitSpan is the index after the run of bytes from i that keep accepts.
 func gitSpan(s string, i int, keep func(byte) bool) int {
 	for i < len(s) && keep(s[i]) {
 		i++
@@ -508,9 +467,8 @@ func gitSpan(s string, i int, keep func(byte) bool) int {
 	return i
 }
 
-// gitSection reads a section header from after its "[": the section in
-// lower case (a subsection as written, \x is x), the index after its
-// "]", false when git refuses it.
+// gitSection reads a section header from after its "[": the section, the index after its "]",
+// false when git refuses it.
 func gitSection(s string, i int) (string, int, bool) {
 	j := gitSpan(s, i, func(c byte) bool { return gitKeyChar(c) || c == '.' })
 	name := strings.ToLower(s[i:j])
@@ -535,12 +493,8 @@ func gitSection(s string, i int) (string, int, bool) {
 	return name + "." + sub.String(), j + 2, j+1 < len(s) && s[j+1] == ']'
 }
 
-// gitValue reads a value as git does from the text after its "=": quotes
-// dropped, escapes replaced, a backslash at the end of a line joining the
-// next, a comment outside quotes ending it, a space, tab or lone \r
-// outside quotes a space (those ending it dropped), a NUL its end; it
-// returns the value, the text after it (the next line when git refuses
-// it: an open quote, an unknown escape), and whether git takes it.
+// gitValue reads a value as git does from after its "=" (a NUL ends it): the value, the text
+// after it (the next line when git refuses it), and whether git takes it.
 func gitValue(s string) (string, string, bool) {
 	var b strings.Builder
 	quoted, comment, space := false, false, 0
@@ -586,8 +540,8 @@ func (r *reader) userGitConf() []gitKV {
 	return r.gitConfs["~"]
 }
 
-// gitAlias is the alias git runs for sub: of -c or an earlier git config
-// on the line, of the repository's config, of the user's own.
+// gitAlias is the alias git runs for sub: from -c or git config on the line, the repository's
+// config, or the user's own.
 func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
 	sub = strings.ToLower(sub)
 	if def, ok := r.gitAliases[sub]; ok {
@@ -603,8 +557,7 @@ func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
 	return def, ok
 }
 
-// gitAsked is why a command is asked every time when git runs kv's value
-// from a config that is not the user's (repo); "" from theirs.
+// gitAsked is why git running kv's value from a config not the user's (repo) is asked.
 func gitAsked(kv gitKV, repo bool) string {
 	if !repo {
 		return ""
@@ -612,9 +565,7 @@ func gitAsked(kv gitKV, repo bool) string {
 	return "git runs " + kv.val + " as a git config that is not yours says (" + kv.key + "): it is asked every time"
 }
 
-// gitRepoRunsFor reads the programs the repository's config (or one the
-// line names) has git run for sub as run here. The user's own config is
-// theirs: not read.
+// gitRepoRunsFor reads the programs repo's config has git run for sub as run here.
 func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
 	local := gitLocal[sub] && !slices.ContainsFunc(repo, func(kv gitKV) bool { // a partial clone fetches what a local command needs
 		return kv.key == "extensions.partialclone" || strings.HasPrefix(kv.key, "remote.") && strings.HasSuffix(kv.key, ".promisor")
@@ -647,8 +598,7 @@ func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
 	}
 }
 
-// gitURL reads an ext:: remote in a config value or in a url.BASE key
-// (url.ext::cmd.insteadOf) as run here.
+// gitURL reads an ext:: remote in a value or a url.BASE key (url.ext::cmd.insteadOf) as run here.
 func (r *reader) gitURL(key string, v arg, x *runCtx) {
 	if base := key[min(4, len(key)):]; strings.EqualFold(key[:len(key)-len(base)], "url.") && strings.Contains(base, ".") {
 		r.ext(arg{text: base[:strings.LastIndex(base, ".")], dynamic: v.dynamic}, x)
@@ -656,8 +606,8 @@ func (r *reader) gitURL(key string, v arg, x *runCtx) {
 	r.ext(v, x)
 }
 
-// ext reads an ext:: remote's command (its words, "% " a space in one):
-// git runs it with protocol.ext.allow.
+// ext reads an ext:: remote's command ("% " is a space in a word): git runs it with
+// protocol.ext.allow.
 func (r *reader) ext(a arg, x *runCtx) {
 	cmd, ok := strings.CutPrefix(a.text, "ext::")
 	if !ok {

@@ -18,12 +18,9 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// Sentinel errors of the grant store.
 var (
-	// ErrNoGrant: no live grant has the id given.
 	ErrNoGrant = errors.New("no such grant")
-	// ErrGrantsCorrupt: the grants file cannot be read as grants; hub
-	// reports it and never overwrites it.
+	// ErrGrantsCorrupt: hub reports the file and never overwrites it.
 	ErrGrantsCorrupt = errors.New("grants file is corrupt")
 	// ErrGrantsLocked: another hub held the grants file's lock too long.
 	ErrGrantsLocked = errors.New("grants file is locked")
@@ -32,9 +29,8 @@ var (
 // AnyProject is the project of a user-wide grant.
 const AnyProject = "*"
 
-// Grant is an "always allow" kept beyond the session: Agent may run what
-// Scope covers with Tool (exactly what the session's "always" covers, see
-// AlwaysKey) in Project, until Expires.
+// Grant is an "always allow" kept beyond the session: Agent may run what Tool and Scope cover
+// (as AlwaysKey) in Project, until Expires.
 type Grant struct {
 	ID      string    `json:"id"`
 	Project string    `json:"project"` // project root, or AnyProject
@@ -53,8 +49,7 @@ func (g Grant) Key() string {
 	return g.Tool + "\x00" + g.Scope
 }
 
-// Covers is what the grant allows, as a user reads it: an exact command,
-// a command shape ("…" for the free arguments), a file, or the whole tool.
+// Covers is what the grant allows, as a user reads it.
 func (g Grant) Covers() string {
 	scope, repo, _ := strings.Cut(g.Scope, repoSep)
 	switch {
@@ -68,9 +63,8 @@ func (g Grant) Covers() string {
 	return "`" + g.What() + "`"
 }
 
-// What is the grant's scope alone: a command ("…" stands for its other
-// arguments) and the repository it runs git in, a file, or "(any call)"
-// for a tool without either.
+// What is the grant's scope alone: a command ("…" for its other arguments) and the repository
+// it runs git in, a file, or "(any call)".
 func (g Grant) What() string {
 	if scope, repo, ok := strings.Cut(g.Scope, repoSep); ok {
 		return Grant{Scope: scope}.What() + " (in " + strings.Split(repo, " #")[0] + ")"
@@ -91,20 +85,17 @@ func splitKey(key string) (tool, scope string) {
 	return tool, scope
 }
 
-// GrantsFile is where the grants of the state dir stateDir live.
 func GrantsFile(stateDir string) string { return filepath.Join(stateDir, "grants.json") }
 
-// Grants is the durable grant store: one JSON file, rewritten atomically
-// (temp file + rename) under a lock file, re-read before every change so
-// two hub processes do not lose each other's grants. Expired grants never
-// match and are dropped whenever the file is written.
+// Grants is the durable grant store: one JSON file, rewritten atomically under a lock, re-read
+// before every change so two hubs do not lose each other's grants. Expired grants are dropped
+// whenever the file is written.
 type Grants struct {
 	path string
 	now  func() time.Time
 }
 
-// OpenGrants returns the store at path (see GrantsFile); now is its clock
-// (nil: time.Now). The file is created by the first grant.
+// OpenGrants returns the store at path; now is its clock (nil: time.Now).
 func OpenGrants(path string, now func() time.Time) *Grants {
 	if now == nil {
 		now = time.Now
@@ -130,8 +121,7 @@ func (g *Grants) List() ([]Grant, error) {
 	return live, nil
 }
 
-// Match returns the live grant that lets agent run what key covers in
-// project (a grant of the project or a user-wide one).
+// Match returns the live grant, of project or user-wide, that lets agent run what key covers.
 func (g *Grants) Match(project, agent, key string) (Grant, bool, error) {
 	all, err := g.read()
 	if err != nil {
@@ -145,9 +135,8 @@ func (g *Grants) Match(project, agent, key string) (Grant, bool, error) {
 	return Grant{}, false, nil
 }
 
-// Add stores gr (Project, Agent, Tool, Scope and Expires set by the
-// caller) and returns it with its id. A live grant of the same project,
-// agent and scope is renewed instead: same id, the new expiry.
+// Add stores gr and returns it with its id. A live grant of the same project, agent and scope
+// is renewed instead: same id, the new expiry.
 func (g *Grants) Add(gr Grant) (Grant, error) {
 	gr.Created = g.now().UTC()
 	gr.Expires = gr.Expires.UTC()
@@ -169,7 +158,6 @@ func (g *Grants) Add(gr Grant) (Grant, error) {
 	return gr, err
 }
 
-// Revoke removes the live grant id; ErrNoGrant when there is none.
 func (g *Grants) Revoke(id string) error {
 	return g.update(func(list []Grant) ([]Grant, error) {
 		i := slices.IndexFunc(list, func(gr Grant) bool { return gr.ID == id })
@@ -180,8 +168,7 @@ func (g *Grants) Revoke(id string) error {
 	})
 }
 
-// Clear removes every grant of project ("" for every grant, user-wide
-// ones included) and returns how many live ones it removed.
+// Clear removes every grant of project ("" for all) and returns how many live ones it removed.
 func (g *Grants) Clear(project string) (int, error) {
 	n := 0
 	err := g.update(func(list []Grant) ([]Grant, error) {
@@ -197,7 +184,6 @@ func (g *Grants) live(all []Grant) []Grant {
 	return slices.DeleteFunc(slices.Clone(all), func(gr Grant) bool { return !now.Before(gr.Expires) })
 }
 
-// read loads every grant, expired ones included; a missing file holds none.
 func (g *Grants) read() ([]Grant, error) {
 	b, err := os.ReadFile(g.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -213,8 +199,7 @@ func (g *Grants) read() ([]Grant, error) {
 	return f.Grants, nil
 }
 
-// update applies change to the live grants under the lock, re-reading
-// the file first, and writes the result atomically.
+// update applies change to the live grants under the lock and writes the result.
 func (g *Grants) update(change func([]Grant) ([]Grant, error)) error {
 	unlock, err := safefile.Lock(g.path)
 	if errors.Is(err, safefile.ErrLocked) {
@@ -255,12 +240,9 @@ func newGrantID(taken []Grant) (string, error) {
 	}
 }
 
-// ErrNotGrantable: the request cannot become a durable grant (the service
-// keeps none, or no "always" may cover it: see Coverable).
+// ErrNotGrantable: the service keeps no grants, or no "always" may cover the request.
 var ErrNotGrantable = errors.New("cannot keep a grant for this")
 
-// GrantPolicy makes a Service keep "always allow" answers beyond the
-// session and honour the ones kept before.
 type GrantPolicy struct {
 	Store    *Grants
 	Project  string        // the root of the project the session runs in
@@ -269,7 +251,6 @@ type GrantPolicy struct {
 	Agent    string        // the agent of requests that name none
 }
 
-// UseGrants makes s consult and keep durable grants under p.
 func (s *Service) UseGrants(p GrantPolicy) {
 	s.mu.Lock()
 	s.grants = &p
@@ -282,8 +263,7 @@ func (s *Service) grantPolicy() *GrantPolicy {
 	return s.grants
 }
 
-// granted finds the live grant covering req. An unreadable store grants
-// nothing (the user is asked); Keep and 'hub grants' report it.
+// granted finds the live grant covering req. An unreadable store grants nothing (Keep reports it).
 func (s *Service) granted(req Request) (Grant, bool) {
 	p := s.grantPolicy()
 	if p == nil || !Coverable(req) {
@@ -293,10 +273,8 @@ func (s *Service) granted(req Request) (Grant, bool) {
 	return g, ok && err == nil
 }
 
-// GrantOffer is the name of the option that keeps req's "always allow"
-// beyond the session, saying what it covers, where and how long ("Always
-// allow `go test …` in this project for 7 days"); ok is false when no
-// grant can be kept for req.
+// GrantOffer names the option that keeps req's "always allow" beyond the session ("Always
+// allow `go test …` in this project for 7 days"); ok is false when no grant can be kept.
 func (s *Service) GrantOffer(req Request) (name string, ok bool) {
 	p := s.grantPolicy()
 	if p == nil || !Coverable(req) || req.Tool == "" {
@@ -314,8 +292,7 @@ func (s *Service) GrantOffer(req Request) (name string, ok bool) {
 	return "Always allow " + what + where + " for " + days(p.Lifetime), true
 }
 
-// Keep stores a durable grant for exactly what an "always" answer to req
-// covers (AlwaysKey), and remembers it for the session too.
+// Keep stores a grant for exactly AlwaysKey(req), and remembers it for the session too.
 func (s *Service) Keep(req Request) (Grant, error) {
 	s.Remember(req, adapters.AllowAlways)
 	p := s.grantPolicy()

@@ -10,9 +10,8 @@ import (
 	"strings"
 )
 
-// HardDeny reports whether req hits the built-in deny list, and why. No
-// rule, policy, hook or "always" answer lifts these, on any path: the
-// native loop, the ACP relay and hub run's --approve.
+// HardDeny reports whether req hits the built-in deny list, and why. No rule, policy, hook or
+// "always" answer lifts these, on any path (native loop, ACP relay, hub run --approve).
 func HardDeny(req Request) (string, bool) {
 	if req.Command != "" {
 		if rd := req.reading(); rd.deny != "" {
@@ -34,18 +33,14 @@ func HardDeny(req Request) (string, bool) {
 	return "", false
 }
 
-// Unclear reports a command hub cannot read before the shell runs it: its
-// program is computed ($(…) or $VAR as the program, eval or sh -c of a
-// variable, a script piped in from a command), an operand of a command
-// the deny list watches is (rm -rf "$X"), or the line is not valid shell.
-// Such a command is asked about every time: no "always" answer covers it.
+// Unclear reports a command hub cannot read before the shell runs it (a computed program, a
+// computed operand of a watched command as in rm -rf "$X", invalid shell). No "always" covers it.
 func Unclear(req Request) bool {
 	return req.Command != "" && req.reading().unclear
 }
 
-// IsEnvFile reports whether path names a dotenv file (.env, .env.local, …,
-// in any letter case, since macOS and Windows file systems ignore case)
-// other than a committed template (.env.example, .env.sample, …).
+// IsEnvFile reports a dotenv file (.env, .env.local, …; in any case, as macOS and Windows
+// ignore it) other than a committed template (.env.example, …).
 func IsEnvFile(p string) bool {
 	parts := winNames(strings.Trim(p, `"'`)) // as Windows also names it: .env::$DATA, ".env.", ENV~1
 	base := parts[len(parts)-1]
@@ -72,17 +67,14 @@ const (
 	whyCredLink  = "hard-linking a file of a credential store (~/.ssh, ~/.aws, ~/.netrc, …) is never allowed: its new name would read and change the key where no path check sees it"
 )
 
-// denyRule is one entry of the deny list: it looks at one simple command,
-// its wrappers stripped and its words expanded.
+// denyRule looks at one simple command, its wrappers stripped and its words expanded.
 type denyRule struct {
 	name  string
 	why   string
 	match func(k *check) bool
 }
 
-// The deny list, as data. Categories as in the README: deletes of
-// protected paths (protected.go), raw devices and file systems, fork
-// bombs, downloaded code, .env files, force pushes to main or master.
+// denyRules: categories as in the README.
 var denyRules = []denyRule{
 	{"rm", whyDelete, deletes},
 	{"find -delete", whyFind, findDelete},
@@ -104,8 +96,7 @@ var denyRules = []denyRule{
 	{"code from a URL", whyDownload, winRule(whyDownload)},
 }
 
-// check is one call under the rules; a rule that cannot tell (a dynamic
-// operand) marks the line unclear.
+// check is one call under the rules; one that cannot tell marks the line unclear (unknown).
 type check struct {
 	r *reader
 	c *call
@@ -120,12 +111,11 @@ func (k *check) args() []arg {
 	return k.c.argv[1:]
 }
 
-// emit records a call and applies the deny list to it.
 func (r *reader) emit(c *call) {
 	r.out.calls = append(r.out.calls, c)
 	k := &check{r: r, c: c}
 	for _, rule := range denyRules {
-		if (strings.HasSuffix(rule.name, " write") || len(c.argv) > 0 && !c.argv[0].dynamic) && rule.match(k) {
+		if (strings.HasSuffix(rule.name, " write") || len(c.argv) > 0 && !c.argv[0].dynamic) && rule.match(k) { // a write rule: a computed program's redirects too
 			r.setDeny(rule.why)
 		}
 	}
@@ -180,9 +170,7 @@ follow:
 	return p
 }
 
-// hits reports an operand naming a protected path (a recursive delete, or
-// a file delete when recursive is false); unknown operands make the line
-// unclear.
+// hits reports an operand naming a protected path; an unknown operand makes the line unclear.
 func (k *check) hits(a arg, recursive bool) bool {
 	paths, ok := k.known(a)
 	if !ok {
@@ -226,11 +214,9 @@ func (k *check) linksUnder(paths []string) []arg {
 	return out
 }
 
-// onDisk is an operand as the kernel reaches it through the links on disk
-// (a repository's keys -> ../../.ssh), where that differs from its text:
-// its directories always, its last name when the command follows it (a
-// trailing slash, keys/., chmod -R keys) but not when it acts on the link
-// (rm keys, mv keys old); a pattern's matches too (cd keys && rm -rf *).
+// onDisk is an operand as the kernel reaches it through links on disk (keys -> ../../.ssh):
+// its directories always, its last name when the command follows it (keys/., chmod -R keys)
+// but not when it acts on the link (rm keys); a pattern's matches too.
 func (k *check) onDisk(a arg, follows bool) []arg {
 	if a.onDisk { // resolved once is resolved: no second pass (on Windows a path's spelling may change each time)
 		return nil
@@ -306,7 +292,6 @@ func hasLong(args []arg, names ...string) bool {
 	return false
 }
 
-// deletes: rm, unlink, shred and friends on a protected path.
 func deletes(k *check) bool {
 	prog, args := k.c.prog(), k.args()
 	if prog == "tar" || prog == "bsdtar" || prog == "gtar" {
@@ -335,8 +320,7 @@ func deletes(k *check) bool {
 	return k.hitsAny(operands(args), recursive)
 }
 
-// hitsAny is hits over every operand: each is checked (and may make the
-// line unclear), not only those before the first hit.
+// hitsAny checks every operand (each may make the line unclear), not only those before a hit.
 func (k *check) hitsAny(ops []arg, recursive bool) bool {
 	hit := false
 	for _, o := range ops {
@@ -420,8 +404,8 @@ func (k *check) paths(a arg) ([]string, bool) {
 	return ps, ok
 }
 
-// known is paths for a rule: an operand hub cannot resolve makes the line
-// unclear, and so does ${X:-/}, which is checked as its known value.
+// known is paths for a rule: an operand hub cannot resolve makes the line unclear, and so does
+// ${X:-/}, which is checked as its known value.
 func (k *check) known(a arg) ([]string, bool) {
 	if a.dynamic && a.maybe {
 		k.unknown()
@@ -434,7 +418,6 @@ func (k *check) known(a arg) ([]string, bool) {
 	return ps, ok
 }
 
-// isDevice reports an operand naming a block device (or memory).
 func (k *check) isDevice(a arg) bool {
 	if a.dynamic {
 		return false
@@ -448,10 +431,9 @@ func (k *check) isDevice(a arg) bool {
 	})
 }
 
-var writeRedirs = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true, ">&": true}
+var writeRedirs = set(">", ">>", ">|", "&>", "&>>", "<>", ">&")
 
-// writeTargets are the files its redirections write (not >&2, a copy of a
-// descriptor).
+// writeTargets are the files its redirections write (not >&2, a copy of a descriptor).
 func (c *call) writeTargets() []arg {
 	var out []arg
 	for _, rd := range c.redirs {
@@ -510,31 +492,23 @@ func codeForkBomb(k *check) bool {
 		slices.ContainsFunc(k.args(), func(a arg) bool { return forkLoop().MatchString(a.text) })
 }
 
-// writesEnv reports a command that writes a dotenv file.
 func writesEnv(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(t arg) bool { return IsEnvFile(t.text) })
 }
 
-// writesCredStore reports a command that writes into a credential store
-// (credStores), wherever it names it from: planting a key there (echo >>
-// ~/.ssh/authorized_keys) is as bad as deleting one. Files hub cannot
-// name (an archive's, a copied directory's contents) written under a
-// directory holding a store (~, /home, ~/.config) are as bad; a
-// destination known only when the shell runs makes the line unclear.
+// writesCredStore: planting a key (echo >> ~/.ssh/authorized_keys) is as bad as deleting one;
+// so are unnamed files (an archive's) written under a directory holding a store (~, ~/.config).
 func writesCredStore(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool { return k.writesStore(a, !k.replacesLink()) })
 }
 
-// replacesLink: ln -n (or -T) replaces a link to a directory instead of
-// linking in it.
+// replacesLink: ln -n (or -T) replaces a link to a directory instead of linking in it.
 func (k *check) replacesLink() bool {
 	return k.c.prog() == "ln" && (hasShort(k.args(), "nT") || hasLong(k.args(), "--no-dereference", "--no-target-directory"))
 }
 
-// linksCredStore reports a hard link made to a file of a credential store
-// (ln without -s, link, cp -l; cp -rl of a directory holding one; cpio -pl
-// of the names it reads, pax -rwl, rsync --link-dest): the link is a plain
-// file of the workspace to every later check.
+// linksCredStore reports a hard link to a file of a credential store (ln, link, cp -l, cpio -pl,
+// pax -rwl, rsync --link-dest): the link is a plain workspace file to every later check.
 func linksCredStore(k *check) bool {
 	args, prog := k.args(), k.c.prog()
 	var srcs []arg
@@ -557,9 +531,8 @@ func linksCredStore(k *check) bool {
 	})
 }
 
-// writesStore reports a written file in a credential store, by its name or
-// through the links on disk (onDisk: the last name too, as opening it
-// follows it, unless it is the link ln -n replaces).
+// writesStore reports a written file in a credential store, by its name or through the links
+// on disk (the last name too, as opening it follows it, unless ln -n replaces that link).
 func (k *check) writesStore(a arg, follow bool) bool {
 	paths, _ := k.known(a)
 	return slices.ContainsFunc(paths, func(p string) bool {
@@ -567,12 +540,8 @@ func (k *check) writesStore(a arg, follow bool) bool {
 	}) || slices.ContainsFunc(k.onDisk(a, follow), func(d arg) bool { return k.writesStore(d, follow) })
 }
 
-// writtenFiles are the files a command writes: redirects, the operands of
-// tee, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
-// each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
-// ssh-keygen's key, git clone's and init's directories, (standing for
-// the files under them) where an archive is unpacked, and the store a
-// program that keeps one writes by design (storeTools: docker login, …).
+// writtenFiles are the files a command writes; a directory marked under stands for the files
+// under it (an unpacked archive, a clone).
 func (k *check) writtenFiles() []arg {
 	out := k.c.writeTargets()
 	args := k.args()
@@ -607,8 +576,8 @@ func (k *check) writtenFiles() []arg {
 	return append(out, k.storeWrites(k.c.prog(), args)...)
 }
 
-// copyDests are the destination of a copy, move or link and, should it be
-// a directory, the file each source lands as there (cp .netrc ~).
+// copyDests are the destination of a copy, move or link and, should it be a directory, the
+// file each source lands as there (cp .netrc ~).
 func (k *check) copyDests(args []arg) []arg {
 	var dest arg
 	vals, rest := []arg(nil), args
@@ -655,19 +624,16 @@ func (k *check) copyDests(args []arg) []arg {
 	return out
 }
 
-// unnamedIn notes a file written in dir under a name hub cannot know
-// before the shell runs (cp "$F" ~): the line is unclear where dir may
-// hold a credential store.
+// unnamedIn notes a file written in dir under a name hub cannot know (cp "$F" ~): the line
+// is unclear where dir may hold a credential store.
 func (k *check) unnamedIn(dir arg) {
 	if ps, ok := k.paths(dir); !ok || slices.ContainsFunc(ps, k.r.holdsCredStore) {
 		k.unknown()
 	}
 }
 
-// unpackDirs are the directories an archive is unpacked in (tar -x -C,
-// unzip -d, 7z x -o, cpio -i -D, pax -r, pax -rw's last operand, patch -d
-// without a file to patch; else here), standing for the files under
-// them: hub cannot name what an archive or a diff holds.
+// unpackDirs are the directories an archive (or diff) is unpacked in, else here; hub cannot
+// name what it holds.
 func (k *check) unpackDirs(prog string, args []arg) []arg {
 	first := ""
 	if len(args) > 0 {
@@ -739,12 +705,9 @@ func unpackValued(prog string) string {
 	return map[string]string{"unzip": "P", "patch": "piBDFVYzgor", "cpio": "EFHIMOR"}[prog]
 }
 
-// optValues splits an option out of args wherever it stands (-s V, -xs V,
-// -sV, -xsV, long V, long=V with ~ expanded as bash does): its values, the
-// rest. short may hold several letters, long several names (space
-// separated). In a cluster the first option that takes a value (one of
-// short, or of valued: -vs V is v's) takes the rest of it, else the next
-// word.
+// optValues splits an option out of args wherever it stands (-s V, -xsV, long V, long=V with ~
+// expanded): its values, the rest. long is space separated. In a cluster the first option
+// that takes a value (of short or valued: -vs V is v's) takes the rest of it, else the next word.
 func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []arg) {
 	for i := 0; i < len(args); i++ {
 		a, t := args[i], args[i].text
@@ -766,10 +729,8 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 	return vals, rest
 }
 
-// gitWrites: everything under the directory git clone or worktree add
-// fills (or worktree move moves to), and the repository git init makes;
-// their operands read with values in a cluster (clone -qb main URL DIR),
-// and, so that nothing is read more loosely than before, without.
+// gitWrites: the directory git clone, worktree add/move or init fills; operands are read both
+// with values in a cluster (clone -qb main URL DIR) and without, and both count.
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
@@ -810,12 +771,10 @@ func (k *check) gitDir(sub string, ops []arg) []arg {
 	return []arg{{text: name, under: true}}
 }
 
-// keygenOpts are ssh-keygen's options that take a value.
 var keygenOpts = optSpec{valued: "abCDEFfIJjMmNnOPRrstVwYzZ"}
 
-// keygenWrites: the key ssh-keygen writes or changes (-f, else one in
-// ~/.ssh) and the public keys it certifies, unless it only reads (-l, -y,
-// -B, -F, -e, -i, -Y) or makes host keys (-A).
+// keygenWrites: the key ssh-keygen writes (-f, else in ~/.ssh) and the keys it certifies,
+// unless it only reads (-l, -y, -B, -F, -e, -i, -Y) or makes host keys (-A).
 func (k *check) keygenWrites(args []arg) []arg {
 	f, reads := arg{text: k.r.home + "/.ssh/id_rsa"}, false
 	rest := keygenOpts.walk(args, func(o string, v arg) {
@@ -830,8 +789,7 @@ func (k *check) keygenWrites(args []arg) []arg {
 	return append([]arg{f}, rest...)
 }
 
-// tilde expands a leading ~ in an option's value (dd of=~/x), as bash
-// does in words that look like assignments.
+// tilde expands a leading ~ in an option's value (dd of=~/x), as bash does after "=".
 func (k *check) tilde(a arg) arg {
 	if !a.dynamic && (a.text == "~" || strings.HasPrefix(a.text, "~/")) {
 		a.text = k.r.home + a.text[1:]
@@ -839,9 +797,8 @@ func (k *check) tilde(a arg) arg {
 	return a
 }
 
-// forcePushMain: git push with --force, --force-with-lease, -f, +refspec,
-// --mirror or a delete, onto main or master. A force push whose target
-// hub cannot tell (no refspec, HEAD, a variable) is unclear.
+// forcePushMain: a force push or delete onto main or master; one whose target hub cannot
+// tell (no refspec, HEAD, a variable) is unclear.
 func forcePushMain(k *check) bool {
 	args := k.args()
 	if k.c.prog() != "git" || len(args) == 0 || args[0].text != "push" {
@@ -901,8 +858,7 @@ func forcePushMain(k *check) bool {
 	return false
 }
 
-// downloads tracks the files downloads write and refuses running them, or
-// a download fed to a shell or interpreter.
+// downloads tracks the files downloads write and refuses running them, or feeding one to a shell.
 func (k *check) downloads() {
 	r, c := k.r, k.c
 	prog := c.prog()
@@ -941,10 +897,8 @@ func (r *reader) isDownloaded(a arg) bool {
 	return !a.dynamic && r.downloaded[path.Base(a.text)]
 }
 
-// downloadTargets are the files curl, wget & co. write: their -o/-O and
-// --output values (wget's log too; one missing is ""), and the URLs' base
-// names (but curl's without -O), also in the directory wget -P or curl
-// --output-dir names.
+// downloadTargets are the files curl, wget & co. write: -o/-O/--output values (wget's log too;
+// one missing is "") and the URLs' base names (not curl's without -O), under -P/--output-dir.
 func (k *check) downloadTargets(prog string, args []arg) []arg {
 	has := func(f func(string) bool) bool {
 		return slices.ContainsFunc(args, func(a arg) bool { return f(a.text) })

@@ -9,11 +9,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Inline interpreter code (python -c, perl -e, node -e, ruby -e, php -r)
-// hub cannot read as a program; it reads the shell commands such code
-// hands to a shell (os.system("…"), subprocess.run([…]), `…`) and the
-// recursive deletes it spells with a literal path (shutil.rmtree("~")),
-// and refuses code that may write into a credential store (credCode).
+// Inline interpreter code (python -c, perl -e, …) hub cannot read as a program: it reads the
+// shell commands such code hands to a shell and its recursive deletes of a literal path, and
+// refuses code that may write into a credential store.
 
 var (
 	homeCalls = lazyRE(`(?:pathlib\.)?Path\.home\(\)|(?:os|require\(['"]os['"]\))\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|os\.environ\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.getenv\(['"]HOME['"]\)|process\.env\.HOME`)
@@ -23,12 +21,10 @@ var (
 	quoted    = lazyRE(`'([^']*)'|"([^"]*)"`)
 )
 
-// homeRef is how code reaches a home: ~, $HOME, Path.home(), homedir,
-// expanduser, USERPROFILE, /root, /home/x, /Users/x, or a climb (..).
+// homeRef is how code reaches a home (~, $HOME, USERPROFILE, /root, /Users/x, a climb).
 var homeRef = lazyRE(`~|\bhome|userprofile|/root\b|\busers[/\\]|\.\.`)
 
-// credName is a credential store's name (credStores) as code spells it:
-// a path, or its parts given to a join ('.config', 'gh').
+// credName is a credential store's name as code spells it: a path, or its parts given to a join.
 var credName = sync.OnceValue(func() *regexp.Regexp {
 	alts := make([]string, len(credStores))
 	for i, s := range credStores {
@@ -38,9 +34,8 @@ var credName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[^\w.-])(?:` + strings.Join(alts, "|") + `)(?:[^\w.-]|$)`)
 })
 
-// credCode refuses inline code hub cannot read that may write into a
-// credential store: code that names one along with a way to a home (or
-// run in a home, or in a store); where it runs is unknown, it is unclear.
+// credCode refuses code naming a credential store along with a way to a home (or run in a home
+// or a store); where it runs is unknown, the line is unclear.
 func (r *reader) credCode(code string, cwds []string) {
 	code = strings.ToLower(code)
 	named := credName().MatchString(code)
@@ -53,13 +48,11 @@ func (r *reader) credCode(code string, cwds []string) {
 	}
 }
 
-// lazyRE compiles expr on first use: most starts of hub (and every start
-// of its agent supervisor) never read a command.
+// lazyRE compiles expr on first use: most starts of hub never read a command.
 func lazyRE(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// interpCode is the inline code of an interpreter's argv, if any.
 func interpCode(argv []arg) (string, bool) {
 	if len(argv) > 2 && argv[1].text == "eval" { // deno eval CODE
 		if ops := operands(argv[2:]); len(ops) > 0 {
@@ -76,7 +69,6 @@ func interpCode(argv []arg) (string, bool) {
 	return "", false
 }
 
-// interp walks the shell commands and deletes in inline code.
 func (r *reader) interp(argv []arg, x *runCtx) {
 	code, ok := interpCode(argv)
 	if ops := operands(argv[1:]); !ok && x.stdin.kind == inText && (len(ops) == 0 || ops[0].text == "-") {

@@ -1,12 +1,7 @@
-// Package permission decides whether the native agent loop may run a tool:
-// configured rules (tool + path glob or command prefix -> allow/ask/deny),
-// defaults (reads allowed, writes and commands asked), answers the user gave
-// "always" for this session, durable grants (an "always allow" kept per
-// project for some days, grants.go), and a built-in hard deny list no rule
-// or grant can lift. Secret reads and calls hub cannot read are asked
-// every time (MustAsk); RequestOf reads every shape of an agent's tool
-// call (shapes.go). It also provides approval policies that answer permission
-// requests automatically for headless runs.
+// Package permission decides whether a tool call may run: configured rules, defaults (reads
+// allowed, writes and commands asked), the session's "always" answers, durable grants, and a
+// built-in hard deny list no rule or grant can lift. Secret reads and calls hub cannot read
+// are asked every time (MustAsk). It also holds the approval policies of headless runs.
 package permission
 
 import (
@@ -30,7 +25,6 @@ import (
 // ErrInvalidRule marks a permission rule or policy hub cannot use.
 var ErrInvalidRule = errors.New("invalid permission rule")
 
-// Decision is the outcome of a check.
 type Decision string
 
 const (
@@ -39,7 +33,6 @@ const (
 	Deny  Decision = "deny"
 )
 
-// Request describes one tool call to check.
 type Request struct {
 	Tool    string            // tool name, e.g. "read_file", "bash"
 	Kind    adapters.ToolKind // read, edit, execute, search, ...
@@ -47,25 +40,15 @@ type Request struct {
 	Cwd     string            // session root; rule globs match relative to it
 	Command string            // shell command for bash
 	Agent   string            // the agent asking, for durable grants ("" for the native loop's own checks)
-	// Paths are every file the call names (absolute), Path the first; a
-	// request built by hand may set Path alone.
-	Paths []string
-	// Must says why a persona's ask rule has the call asked every time.
-	Must string
-	// Dirs are where Command runs when the tool call names it (its cwd or
-	// workdir, absolute); else it runs in Cwd.
-	Dirs []string
-	// Argv says Command quotes an argv the agent runs without a shell: it
-	// is read as sh only (see windowsDeny).
-	Argv bool
-	// Shell is the shell Command runs in when the tool knows it: every
-	// check reads the line in it alone. Unknown (an agent's raw line), the
-	// deny list reads it as each shell may (windowsDeny), the rest as sh.
+	Paths   []string          // every file the call names (absolute), Path the first; Path alone is fine
+	Must    string            // why a persona's ask rule has the call asked every time
+	Dirs    []string          // where Command runs when the tool call names it (absolute); else Cwd
+	Argv    bool              // Command quotes an argv run without a shell: it is read as sh only
+	// Shell is the shell Command runs in when known. Unknown (a raw line), the deny list
+	// reads it as each shell may (windowsDeny), the rest as sh.
 	Shell adapters.Shell
 }
 
-// reading is req's command read where it runs (a request built without
-// a directory runs in hub's), in its shell (sh's grammar when unknown).
 func (req Request) reading() *reading {
 	return readIn(req.Shell, req.Command, req.dirs())
 }
@@ -78,7 +61,6 @@ func (req Request) dirs() []string {
 	return []string{cmp.Or(req.Cwd, wd)}
 }
 
-// files are the files req names.
 func (req Request) files() []string {
 	if len(req.Paths) > 0 {
 		return req.Paths
@@ -89,8 +71,7 @@ func (req Request) files() []string {
 	return nil
 }
 
-// each is req once per file it names (Path set to it), or req alone: the
-// deny list and rules look at one file at a time.
+// each is req once per file it names: the deny list and rules look at one file at a time.
 func (req Request) each() []Request {
 	files := req.files()
 	if len(files) <= 1 {
@@ -103,23 +84,16 @@ func (req Request) each() []Request {
 	return out
 }
 
-// Verdict is a decision with the reason a user can read.
 type Verdict struct {
 	Decision Decision
-	Reason   string
-	// Hard is true when the built-in deny list matched; nothing can lift it.
-	Hard bool
-	// Must is true for an Ask that nothing turns into an allow: not
-	// --approve, an "always" answer, a grant, a rule or a hook. Only a
-	// user who sees the call may allow it; where nobody can answer (hub
-	// run) it is refused. See MustAsk.
+	Reason   string // for the user
+	Hard     bool   // the built-in deny list matched; nothing can lift it
+	// Must marks an Ask nothing turns into an allow (--approve, "always", a grant, a rule, a
+	// hook): only a user who sees the call may allow it; where nobody can answer, it is refused.
 	Must bool
-	// By names what decided: ByHardDeny, ByRule, ByAlways, ByGrant, BySkill,
-	// ByAllowTool, ByMustAsk (see Decide), or what the caller sets.
-	By string
+	By   string // what decided: a By constant, or what the caller sets
 }
 
-// What decided a Verdict (Verdict.By).
 const (
 	ByHardDeny  = "hard deny"
 	ByRule      = "rule"
@@ -131,22 +105,16 @@ const (
 	ByHook      = "hook" // a PreToolUse hook (the native loop runs them)
 )
 
-// Rule is a parsed config rule.
 type Rule struct {
 	Tool     string
 	Path     string
 	Command  string
 	Decision Decision
-	// Name says where the rule comes from, for the reason a decision
-	// gives ("permissions.rules[2]", "--allow-tool Bash(go test:*)").
-	Name string
-	// pathGlob is Path as a doublestar pattern over slashed paths.
-	pathGlob string
+	Name     string // where it comes from: "permissions.rules[2]", "--allow-tool Bash(go test:*)"
+	pathGlob string // Path as a doublestar pattern over slashed paths
 }
 
-// Service is the one permission decision of hub, for the native loop and
-// for the requests of every CLI and ACP agent that hub acp and hub run
-// relay.
+// Service is hub's one permission decision, for the native loop and every relayed agent.
 type Service struct {
 	rules  []Rule
 	mu     sync.Mutex
@@ -154,7 +122,6 @@ type Service struct {
 	grants *GrantPolicy
 }
 
-// New builds a service from config rules. Invalid rules are an error.
 func New(cfg config.PermissionsConfig) (*Service, error) {
 	s := &Service{always: map[string]Decision{}}
 	for i, r := range cfg.Rules {
@@ -187,14 +154,40 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 	return out, nil
 }
 
-// Decide is the one evaluation order: the hard deny list, configured deny
-// rules, the session's "always reject" answers, the requests that must be
-// asked (MustAsk), the session's "always allow" answers, durable grants (see UseGrants), configured allow and ask rules
-// (the last that matches), then allow rules from --allow-tool and the
-// active skill. decided is false when none of them speaks: the caller's
-// default (the mode, --approve, or asking the user) decides. Deny always
-// dominates. A request naming several files is denied when one of them
-// is, and allowed by a rule only when all of them are.
+// AllowRule parses an allow pattern in Claude's syntax (--allow-tool, a skill's allowed-tools):
+// "Bash(go test:*)", "Read(src/**)", "WebFetch". name says where it comes from.
+func AllowRule(pattern, name string) (Rule, error) {
+	pattern = strings.TrimSpace(pattern)
+	tool, arg, hasArg := strings.Cut(pattern, "(")
+	tool = strings.TrimSpace(tool)
+	if tool == "" || (hasArg && !strings.HasSuffix(arg, ")")) {
+		return Rule{}, fmt.Errorf("%w: %q is not Tool or Tool(argument)", ErrInvalidRule, pattern)
+	}
+	r := Rule{Tool: tool, Decision: Allow, Name: name}
+	if !hasArg {
+		return r, nil
+	}
+	arg = strings.TrimSpace(strings.TrimSuffix(arg, ")"))
+	switch toolKinds[strings.ToLower(tool)] {
+	case "execute":
+		r.Command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(arg, "*"), ":"))
+		if r.Command == "" {
+			return Rule{}, fmt.Errorf("%w: %q names no command", ErrInvalidRule, pattern)
+		}
+	default:
+		g, err := pathPattern(arg)
+		if err != nil {
+			return Rule{}, err
+		}
+		r.Path, r.pathGlob = arg, g
+	}
+	return r, nil
+}
+
+// Decide is the one evaluation order: hard deny, deny rules, "always reject", MustAsk,
+// "always allow", grants, then the last matching allow or ask rule. decided is false when
+// none speaks: the caller's default decides. A request naming several files is denied when
+// one of them is, and allowed by a rule only when all of them are.
 func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 	each := req.each()
 	for _, r := range each {
@@ -233,9 +226,7 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 	return Verdict{}, false
 }
 
-// remembered is the session's "always" answer covering req: an allow only
-// for a request an "always" may cover (Coverable), a reject for any
-// request hub can tell apart from others.
+// remembered is the session's "always" answer covering req: an allow only where Coverable.
 func (s *Service) remembered(req Request) (Decision, bool) {
 	if Unclear(req) || anonymous(req) {
 		return "", false
@@ -256,8 +247,7 @@ func (s *Service) remembered(req Request) (Decision, bool) {
 	return "", false
 }
 
-// Check is Decide with the native loop's defaults: reads allowed, writes
-// and commands asked.
+// Check is Decide with the native loop's defaults: reads allowed, writes and commands asked.
 func (s *Service) Check(req Request) Verdict {
 	if v, ok := s.Decide(req); ok {
 		return v
@@ -268,9 +258,8 @@ func (s *Service) Check(req Request) Verdict {
 	return Verdict{Decision: Ask, Reason: "default"}
 }
 
-// Judge is Decide for p, read as req, between p's refusal and the agent's
-// own say (Hook, then Unasked: allowed, By empty); undecided, the call is
-// for whoever answers.
+// Judge is Decide for p between p's refusal and the agent's own say (Hook, then Unasked:
+// allowed, By empty); undecided, the call is for whoever answers.
 func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req Request) (v Verdict, decided bool) {
 	if f := p.Refusal; f != nil {
 		return Verdict{Decision: Deny, By: f.By, Reason: f.Reason}, true
@@ -291,8 +280,8 @@ func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req 
 	return v, decided && v.Decision == Allow
 }
 
-// Narrow is what rules that only narrow (a persona's) say of req, each
-// matching as a deny does (any part of a command, any file); deny first.
+// Narrow is what rules that only narrow (a persona's) say of req, each matching as a deny
+// does; deny first.
 func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
 	each := req.each()
 	for _, d := range []struct {
@@ -306,9 +295,7 @@ func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
 	return Verdict{}, false
 }
 
-// Remember stores allow_always / reject_always answers for the session.
-// An "always allow" is kept only for a request it may cover (Coverable);
-// neither is kept for a request hub cannot tell apart from others.
+// Remember keeps an "always" answer for the session; an allow only where Coverable.
 func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	d, ok := map[adapters.PermissionOptionKind]Decision{adapters.AllowAlways: Allow, adapters.RejectAlways: Deny}[kind]
 	if !ok || Unclear(req) || anonymous(req) || (d == Allow && !Coverable(req)) {
@@ -323,11 +310,8 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	s.mu.Unlock()
 }
 
-// MustAsk says why req must be asked whatever else allows it ("" when it
-// need not): req.Must, hub cannot read it (Unreadable), a program only
-// the shell knows given a store tool's words ($G --import), or it reads a
-// secret (a dotenv file, a private key, a credential store; IsSecretFile)
-// by a file tool or by a command naming one.
+// MustAsk says why req must be asked whatever else allows it ("" when it need not): req.Must,
+// Unreadable, a computed program given a store tool's words ($G --import), or a secret read.
 func MustAsk(req Request) string {
 	if req.Must != "" {
 		return req.Must
@@ -350,10 +334,8 @@ func MustAsk(req Request) string {
 	return ""
 }
 
-// Unreadable reports a request hub cannot read: no command, no file and a
-// kind that says nothing (none, or other). A tool named by an MCP server
-// (mcp__server__tool) and the native loop's delegation tool are read by
-// their names: an "always" covers that one tool, and rules name it.
+// Unreadable reports a request with no command, no file and a kind that says nothing. MCP
+// tools and delegate_agent are read by their names: an "always" covers that one tool.
 func Unreadable(req Request) bool {
 	if req.Command != "" || len(req.files()) > 0 || (req.Kind != "" && req.Kind != adapters.KindOther) {
 		return false
@@ -361,18 +343,14 @@ func Unreadable(req Request) bool {
 	return !strings.HasPrefix(req.Tool, "mcp__") && req.Tool != "delegate_agent"
 }
 
-// anonymous reports a request only its kind describes: no name, command or
-// file, so an "always" answer to it would cover every call of the kind.
+// anonymous reports a request only its kind describes: an "always" would cover every call of it.
 func anonymous(req Request) bool {
 	return Unreadable(req) || (req.Command == "" && len(req.files()) == 0 && (req.Tool == "" || req.Tool == string(req.Kind)))
 }
 
-// Coverable reports whether an "always" answer (or a grant) may cover req:
-// never a request that must be asked, nor a command hub cannot read, nor
-// a write or a command whose target is a home dotfile, a key, a
-// credential store or a file outside the workspace (sensitivePath), nor
-// one that changes what git runs (gitControl) or a file of other names
-// (a hard link, whose other name may be outside: safefile.Linked).
+// Coverable reports whether an "always" answer (or a grant) may cover req: never one that must
+// be asked, is unclear, targets a sensitivePath, changes what git runs, or changes a hard
+// link (whose other name may be outside).
 func Coverable(req Request) bool {
 	if Unclear(req) || anonymous(req) || MustAsk(req) != "" || slices.ContainsFunc(req.dirs(), remote) {
 		return false // a workspace on another machine: hub looks up nothing there (remote), so cannot see its links
@@ -396,7 +374,6 @@ func Coverable(req Request) bool {
 		})
 }
 
-// hardLinked reports an existing regular file of more than one name.
 func hardLinked(p string) bool {
 	f, err := safefile.Open(lookupName(p))
 	if err != nil {
@@ -406,14 +383,12 @@ func hardLinked(p string) bool {
 	return safefile.Linked(f)
 }
 
-// ReadOnly says whether a tool of kind only reads (read, search, think):
-// the native loop runs those unasked when no rule decides them.
+// ReadOnly: the native loop runs these kinds unasked when no rule decides them.
 func ReadOnly(kind adapters.ToolKind) bool {
 	return kind == adapters.KindRead || kind == adapters.KindSearch || kind == adapters.KindThink
 }
 
-// writesFile reports a file tool call that changes its file: an edit
-// (write), delete or move, by its kind or else its tool's name.
+// writesFile reports an edit, delete or move, by its kind or else its tool's name.
 func writesFile(req Request) bool {
 	kind := req.Kind
 	if kind == "" || kind == adapters.KindOther {
@@ -422,9 +397,7 @@ func writesFile(req Request) bool {
 	return kind == adapters.KindEdit || kind == adapters.KindDelete || kind == adapters.KindMove
 }
 
-// RejectKey is what a "reject always" answer covers: like AlwaysKey, but
-// a file tool's refusal covers the whole tool (refusing more never grants
-// anything).
+// RejectKey is like AlwaysKey, but a file tool's refusal covers the whole tool.
 func RejectKey(req Request) string {
 	if req.Command != "" {
 		return req.scope()
@@ -432,9 +405,8 @@ func RejectKey(req Request) string {
 	return req.Tool
 }
 
-// AlwaysKey is what an "always" answer to req covers: the command's scope
-// (see AlwaysScope) in the repositories its git commands use (repoKey),
-// else the files a file tool touches (never the whole tool), else the tool.
+// AlwaysKey is what an "always" answer to req covers: the command's scope in the repositories
+// its git commands use, else the files a file tool touches (never the whole tool), else the tool.
 func AlwaysKey(req Request) string {
 	if req.Command != "" {
 		return req.scope() + req.reading().repoKey()
@@ -451,8 +423,7 @@ func AlwaysKey(req Request) string {
 	return req.Tool + "\x00path=" + strings.Join(slices.Compact(clean), ", ")
 }
 
-// unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
-// command so), so that "always" scopes what runs, not the shell.
+// unwrapShell returns the script of `bash -lc 'script'` (codex wraps every command so).
 func unwrapShell(command string) string {
 	argv, ok := plainCommand(command)
 	if !ok || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") {
@@ -465,35 +436,20 @@ func unwrapShell(command string) string {
 	return command
 }
 
-// matchesAny reports whether the rule matches one of reqs, as a deny.
 func (r *Rule) matchesAny(reqs []Request) bool {
 	return slices.ContainsFunc(reqs, func(q Request) bool { return r.matches(q, true) })
 }
 
-// matchesAll reports whether the rule matches every one of reqs (an allow
-// or ask).
 func (r *Rule) matchesAll(reqs []Request) bool {
 	return !slices.ContainsFunc(reqs, func(q Request) bool { return !r.matches(q, false) })
 }
 
 func (r *Rule) matches(req Request, any bool) bool {
-	if !toolMatches(r.Tool, req) {
-		return false
-	}
-	if r.Command != "" && !commandMatches(req, r.Command, any) {
-		return false
-	}
-	if r.pathGlob != "" {
-		if req.Path == "" {
-			return false
-		}
-		return matchPath(r.pathGlob, req)
-	}
-	return true
+	return toolMatches(r.Tool, req) && (r.Command == "" || commandMatches(req, r.Command, any)) &&
+		(r.pathGlob == "" || req.Path != "" && matchPath(r.pathGlob, req))
 }
 
-// toolKinds are the tool names rules may use for a kind of tool, whatever
-// the agent calls its own ("Bash", "exec_command", "shell", …).
+// toolKinds are the tool names rules may use for a kind, whatever the agent calls its own.
 var toolKinds = map[string]adapters.ToolKind{
 	"bash": adapters.KindExecute, "shell": adapters.KindExecute, "exec": adapters.KindExecute, "execute": adapters.KindExecute,
 	"run_command": adapters.KindExecute, "exec_command": adapters.KindExecute,
@@ -504,9 +460,7 @@ var toolKinds = map[string]adapters.ToolKind{
 	"webfetch": adapters.KindFetch, "websearch": adapters.KindFetch, "fetch": adapters.KindFetch,
 }
 
-// KindOfTool is the kind a tool name stands for in rules (Claude's names,
-// the native loop's, codex's, the kinds themselves); ok is false for a
-// name hub has no kind for (an MCP tool).
+// KindOfTool is the kind a tool name stands for in rules; ok is false for one hub has no kind for.
 func KindOfTool(name string) (kind adapters.ToolKind, ok bool) {
 	kind, ok = toolKinds[strings.ToLower(name)]
 	return kind, ok
@@ -520,13 +474,10 @@ func toolMatches(tool string, req Request) bool {
 	return t == strings.ToLower(req.Tool) || t == string(req.Kind) || (toolKinds[t] != "" && toolKinds[t] == req.Kind)
 }
 
-// commandMatches applies a rule's command prefix to each simple command
-// req runs, read as the hard deny list reads it (shells, substitutions,
-// control flow, wrappers). A deny matches when any of them does, at any
-// wrapper layer ("git -C . push" is "git push"); an allow or ask only when
-// all do, each on its own words or through wrappers that change neither
-// who runs nor what (not sudo, xargs, VAR=x, git -c), so "go test" never
-// allows "go test && rm -rf build".
+// commandMatches applies a rule's prefix to each simple command req runs. A deny matches when
+// any does, at any wrapper layer ("git -C . push"); an allow or ask only when all do, through
+// no wrapper that changes who runs or what (sudo, xargs, git -c): "go test" never allows
+// "go test && rm -rf build".
 func commandMatches(req Request, prefix string, any bool) bool {
 	want := strings.Fields(prefix)
 	if len(want) == 0 {
@@ -563,8 +514,6 @@ func hasPrefix(argv, want []string) bool {
 	return len(argv) >= len(want) && progName(argv[0]) == progName(want[0]) && slices.Equal(argv[1:len(want)], want[1:])
 }
 
-// by is what a rule is, for Verdict.By: a skill's allowed-tools, an
-// --allow-tool pattern, or a configured rule.
 func (r *Rule) by() string {
 	switch {
 	case strings.HasPrefix(r.Name, "skill "):
@@ -589,8 +538,7 @@ func (r *Rule) label() string {
 	return s + " -> " + string(r.Decision)
 }
 
-// pathPattern is a rule's path glob as doublestar reads it (** crosses
-// directories, {a,b} and [ab] as in the shells), checked once.
+// pathPattern is a rule's path glob as doublestar reads it, checked once.
 func pathPattern(glob string) (string, error) {
 	g := filepath.ToSlash(glob)
 	if !doublestar.ValidatePattern(g) {
@@ -599,8 +547,7 @@ func pathPattern(glob string) (string, error) {
 	return g, nil
 }
 
-// matchPath matches the rule's glob against the path, the path relative
-// to the session root, and, for a glob without a slash, the base name.
+// matchPath matches the path, the path relative to Cwd and, for a glob without a slash, the base.
 func matchPath(glob string, req Request) bool {
 	match := func(p string) bool {
 		ok, _ := doublestar.Match(glob, filepath.ToSlash(p))

@@ -11,26 +11,10 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// The paths a delete, move or recursive chmod must never touch. A
-// recursive operation is refused on:
-//   - /, every top-level system directory (/usr, /etc, /var, /home, /opt,
-//     /Users, /System, …);
-//   - anything inside a system tree (/usr except /usr/local's contents,
-//     /etc, /boot, /bin, /sbin, /lib*, /var/lib, /var/log, /var/db,
-//     /var/spool, /var/mail, /dev, /proc, /sys, /System, /Library
-//     except /Library/Caches, /nix/store, /private/etc);
-//   - a home directory (yours, ~root, /home/NAME, /Users/NAME), and in a
-//     home the directories that hold what cannot be rebuilt: .ssh, .gnupg,
-//     .aws, .azure, .kube, .docker, .password-store, .config, .local,
-//     .mozilla, .thunderbird, Documents, Desktop, Pictures, Music, Videos,
-//     Movies, Downloads, Library, AppData (in any letter case);
-//   - anything inside a credential store (credStores: ~/.ssh, ~/.aws,
-//     ~/.config/gcloud, ~/.netrc, …), and recursively a directory
-//     holding one (~/.local/share, ~/.cargo).
-//
-// A plain (not recursive) delete is refused inside a system tree or a
-// credential store. Caches and build output (~/.cache/x, ~/.npm,
-// ~/go/pkg, ./build) stay the rules' business.
+// The paths a delete, move or recursive chmod must never touch. A recursive one is refused on
+// /, a top-level system directory, anything in a system tree, a home and its homeDirs, and a
+// credential store or a directory holding one; a plain delete only inside a system tree or a
+// credential store. Caches and build output stay the rules' business.
 
 var topLevel = set("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc",
 	"/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap", "/nix", "/mnt", "/media", "/Users",
@@ -50,19 +34,14 @@ var usrLocal = set("/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/local
 var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local",
 	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library", "AppData")
 
-// credStores are home's credential stores: those the sandbox hides, all
-// of ~/.docker, and those the programs of storeTools write (macOS's
-// keychains, vault's token, helm's registry logins, yarn's, pip's,
-// poetry's, terraform's, gem's, composer's, helm's repositories, uv's). Every file in one is a secret to read, and deleting, moving,
-// truncating or chmod -R on one is refused, as on ~/.ssh.
+// credStores are a home's credential stores: those the sandbox hides, and those storeTools
+// write. Every file in one is a secret, and deleting or changing one is refused.
 var credStores = append(slices.Clone(sandbox.CredentialStores), ".docker", "Library/Keychains", ".vault-token", ".config/helm/registry",
 	".yarnrc", ".yarnrc.yml", ".config/pip", ".pip", ".config/pypoetry/auth.toml", ".terraform.d/credentials.tfrc.json", ".gem/credentials",
 	".local/share/gem/credentials", ".config/composer/auth.json", ".composer/auth.json", ".config/helm/repositories.yaml", ".local/share/uv/credentials")
 
-// credStoreAt reports rel (a slash path inside a home) in a credential
-// store, or, when parents, a directory holding one. Each name is read as
-// macOS and Windows read it (winNames): letter case folded, and on
-// Windows ".ssh." and "SSH~1" are ~/.ssh.
+// credStoreAt reports rel (inside a home) in a credential store or, when parents, a directory
+// holding one; names are read as Windows reads them (".ssh." and "SSH~1" are .ssh).
 func credStoreAt(rel string, parents bool) bool {
 	if rel == "" || rel == "." {
 		return false
@@ -80,9 +59,8 @@ func credStoreAt(rel string, parents bool) bool {
 	})
 }
 
-// winNames are p's names as Windows reads them: letter case folded, an
-// NTFS stream (":$DATA", "::$INDEX_ALLOCATION") and trailing dots and
-// spaces dropped.
+// winNames are p's names as Windows reads them: case folded, an NTFS stream (":$DATA") and
+// trailing dots and spaces dropped.
 func winNames(p string) []string {
 	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
 	for i, part := range parts {
@@ -97,8 +75,7 @@ func winNames(p string) []string {
 // shortName is a Windows 8.3 name: up to six characters, ~N, an extension.
 var shortName = lazyRE(`^([^~.]{1,6})~[0-9]+(\.[^.]{0,3})?$`)
 
-// names reports whether part (one of winNames) names long: the same, or
-// its 8.3 short name ("ssh~1" for .ssh, "git-cr~1" for .git-credentials).
+// names reports whether part (of winNames) names long, also by its 8.3 short name ("ssh~1").
 func names(part, long string) bool {
 	long = strings.ToLower(long)
 	if part == long {
@@ -108,7 +85,6 @@ func names(part, long string) bool {
 	return m != nil && strings.HasPrefix(strings.NewReplacer(".", "", " ", "").Replace(long), m[1])
 }
 
-// protected reports whether deleting p (recursively or not) is refused.
 func (r *reader) protected(p string, recursive bool) bool {
 	if inSystemTree(p) || r.inCredStore(p, recursive) || regProtected(p, recursive) {
 		return true
@@ -129,8 +105,7 @@ func (r *reader) protected(p string, recursive bool) bool {
 	return rel == "" || !strings.Contains(rel, "/") && slices.ContainsFunc(slices.Collect(maps.Keys(homeDirs)), func(d string) bool { return strings.EqualFold(d, rel) })
 }
 
-// winRoot: a drive (C:\ is /c in the shells of Windows) and its system
-// directories.
+// winRoot: a drive (C:\ is /c in the shells of Windows) and its system directories.
 var (
 	winRoot   = regexp.MustCompile(`^/[a-z](/(windows|program files|program files \(x86\)|programdata|users))?$`)
 	winSystem = regexp.MustCompile(`^/[a-z]/windows/`)
@@ -149,9 +124,8 @@ func (r *reader) inCredStore(p string, parents bool) bool {
 	return h != "" && credStoreAt(rel, parents)
 }
 
-// holdsCredStore reports p a directory a credential store may be under:
-// a home, a directory above one (/, /home, /var) or in one above a
-// store (~/.config, ~/.local/share), or a store itself.
+// holdsCredStore reports p a directory a credential store may be under: a home, one above it
+// (/, /home), one above a store (~/.config), or a store itself.
 func (r *reader) holdsCredStore(p string) bool {
 	if h, rel := r.homeOf(p); h != "" {
 		return rel == "" || credStoreAt(rel, true)
@@ -161,9 +135,8 @@ func (r *reader) holdsCredStore(p string) bool {
 	})
 }
 
-// homeOf finds the home directory p is (in): yours, root's, or a user's
-// under /home or /Users; rel is p inside it. Letter case is folded, as
-// macOS and Windows read a path: /users/me/.ssh is /Users/me/.ssh there.
+// homeOf finds the home p is in (yours, root's, a user's); rel is p inside it. Case is folded,
+// as macOS and Windows read a path.
 func (r *reader) homeOf(p string) (home, rel string) {
 	cut := func(p, prefix string) (string, bool) {
 		if len(p) < len(prefix) || !strings.EqualFold(p[:len(prefix)], prefix) {
@@ -201,9 +174,8 @@ func (r *reader) homeOf(p string) (home, rel string) {
 	return "", ""
 }
 
-// protectedGlob reports a pattern that can match a protected path: it
-// matches one of the well-known ones, or it lies inside a system tree or a
-// credential store.
+// protectedGlob reports a pattern that can match a protected path: a well-known one, or one
+// inside a system tree or a credential store.
 func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	prefix := literalPrefix(pattern)
 	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix, false) || regProtected(prefix, false)) {
@@ -222,8 +194,7 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	return slices.ContainsFunc(cands, func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
 }
 
-// credGlob reports a pattern that can name a file in a credential store
-// (~/.ss?/authorized_keys): its leading components match one.
+// credGlob reports a pattern that can name a file in a credential store (~/.ss?/authorized_keys).
 func (r *reader) credGlob(pattern string) bool {
 	if r.inCredStore(literalPrefix(pattern), false) {
 		return true
@@ -242,8 +213,7 @@ func (r *reader) credGlob(pattern string) bool {
 	return false
 }
 
-// literalPrefix is the directory part of pattern before its first
-// pattern character.
+// literalPrefix is the directory part of pattern before its first pattern character.
 func literalPrefix(pattern string) string {
 	i := strings.IndexAny(pattern, "*?[")
 	if i < 0 {
@@ -252,8 +222,7 @@ func literalPrefix(pattern string) string {
 	return path.Dir(pattern[:i] + "x")
 }
 
-// candidates are the paths a pattern is tried on: well-known protected
-// ones, and homes with the directories kept in them.
+// candidates are the paths a pattern is tried on: well-known protected ones and homes' own.
 func candidates(homes []string) []string {
 	out := []string{"/", "/usr/lib", "/usr/bin", "/usr/sbin", "/usr/share", "/usr/include", "/usr/lib64", "/usr/local",
 		"/var/lib", "/var/log", "/var/db", "/etc/ssl", "/etc/passwd", "/private/etc", "/home/user", "/Users/user"}
@@ -271,8 +240,7 @@ func candidates(homes []string) []string {
 	return out
 }
 
-// globMatch is shell pattern matching ([!x] negates); a pattern Go cannot
-// read matches whatever shares its literal prefix.
+// globMatch is shell pattern matching; a pattern Go cannot read matches what shares its prefix.
 func globMatch(pattern, name string) bool {
 	ok, err := path.Match(strings.ReplaceAll(pattern, "[!", "[^"), name)
 	if err != nil {

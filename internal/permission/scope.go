@@ -13,19 +13,10 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// AlwaysScope is what an "always" answer covers; it is never broader than
-// the command the user saw:
-//   - a destructive command (rm, dd, mkfs, git push --force, git reset
-//     --hard, chmod -R, …), a compound one (pipes, lists, redirects,
-//     substitutions), one behind a wrapper (sudo, env, VAR=x, xargs, …)
-//     or one running a program it is given (git rebase -x) covers only
-//     itself, exactly;
-//   - a well-known command whose other words are operands covers its
-//     program, subcommand and flags, with its operands free ("go test
-//     ./a" covers "go test ./b", not "go test -exec x ./b" nor "go
-//     build"); any other covers its words but file paths ("acme db list"
-//     does not cover "acme db drop"; see commandShape);
-//   - a tool without a command covers the tool.
+// AlwaysScope is what an "always" answer covers, never broader than the command the user saw:
+// a destructive, compound or wrapped command, or one running a program it is given, covers
+// only itself; any other covers its shape (commandShape: "go test ./a" covers "go test ./b",
+// "acme db list" not "acme db drop"); a tool without a command covers the tool.
 func AlwaysScope(tool, command string) string {
 	if command == "" {
 		return tool
@@ -40,14 +31,8 @@ func AlwaysScope(tool, command string) string {
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
 }
 
-// repoKey is what an "always" for a line running git adds to its scope:
-// the repositories the line's git commands use (as git finds them: -C,
-// cd, GIT_DIR, a linked worktree's common directory) and a digest of the
-// hooks git would run there. git runs hooks for nearly every command (a
-// ref or the index written is enough), and hub reads them only for the
-// deny list: the user saw this command in this repository with these
-// hooks, not in another one, nor after a checkout, an install script or
-// an archive changed them. "" for a line that runs git in none.
+// repoKey is what an "always" for a line running git adds to its scope: the repositories its git
+// commands use and a digest of their hooks, as the user saw them (git runs hooks for most commands).
 func (rd *reading) repoKey() string {
 	if len(rd.repos) == 0 {
 		return ""
@@ -57,15 +42,11 @@ func (rd *reading) repoKey() string {
 	return fmt.Sprintf("%s%s #%x", repoSep, strings.Join(repos, " "), sum[:6])
 }
 
-// repoSep starts repoKey's part of a key.
 const repoSep = "\x00in "
 
-// scope is AlwaysScope for req's command. A line PowerShell or cmd.exe
-// runs is scoped by that shell's reading, under the tool named with the
-// shell ("bash@powershell"), so no answer for one grammar covers the
-// same words in another: one plain program (no cmdlet, wrapper, redirect
-// or word only the shell knows) keeps its shape, anything else only
-// itself.
+// scope is AlwaysScope for req's command. A PowerShell or cmd.exe line is scoped under the tool
+// named with the shell ("bash@powershell"), so no answer for one grammar covers the same words
+// in another: one plain program keeps its shape, anything else only itself.
 func (req Request) scope() string {
 	if req.Shell == adapters.ShellUnknown || req.Shell == adapters.ShellSh {
 		return AlwaysScope(req.Tool, req.Command)
@@ -84,9 +65,7 @@ func (req Request) scope() string {
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
 }
 
-// plainCommand is the argv of a command line that is one simple command
-// whose words are all static: no list, pipe, redirect, substitution,
-// variable or assignment.
+// plainCommand is the argv of a line that is one simple command of static words, no redirect.
 func plainCommand(src string) ([]string, bool) {
 	st, ok := oneStmt(src)
 	if !ok || len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess {
@@ -117,7 +96,6 @@ func plainCommand(src string) ([]string, bool) {
 	return texts(args), true
 }
 
-// oneStmt parses src, which must be exactly one statement.
 func oneStmt(src string) (*syntax.Stmt, bool) {
 	if stmts, err := parseStmts(src); err == nil && len(stmts) == 1 {
 		return stmts[0], true
@@ -148,13 +126,9 @@ func parseWords(s string) []*syntax.Word {
 	return append(words, ce.Args...)
 }
 
-// operandCommands are well-known commands (program and subcommand words,
-// as typed right after the program) whose other words are all operands:
-// files, packages, branches, revisions, numbers. None has a further
-// subcommand level. A command not listed may have one (git stash list,
-// gh repo delete, docker compose down, terraform state rm, a company CLI),
-// so its words are kept but for file paths (see commandShape). Nor is git
-// push, whose branch is where it lands (feat, not main).
+// operandCommands are well-known commands whose other words are all operands, with no further
+// subcommand level (unlike git stash list, gh repo delete). Nor is git push here: its branch
+// is where it lands.
 var operandCommands = set(
 	"git add", "git blame", "git branch", "git checkout", "git cherry-pick", "git clone", "git commit", "git diff", "git fetch",
 	"git grep", "git init", "git log", "git merge", "git mv", "git pull", "git rebase", "git reset", "git restore",
@@ -165,25 +139,18 @@ var operandCommands = set(
 	"gh pr view", "gh pr diff", "gh pr checks", "gh pr checkout", "gh issue view", "gh run view",
 	"docker build", "docker pull", "docker logs", "docker inspect", "pytest", "jest", "tsc") // and fileReaders (cat, ls, grep, …)
 
-// fetchers are operandCommands whose operand may be a package they fetch
-// and build or install, so run (its install scripts, build.rs, a binary
-// on PATH), as npx runs one: only a local one (./x, /x, ~/x) is free.
+// fetchers are operandCommands whose operand may be a package they fetch and so run (install
+// scripts, build.rs): only a local one (./x, /x, ~/x) is free.
 var fetchers = set("go run", "go install", "cargo install", "npm install", "npm i", "pnpm install", "pnpm add", "yarn add", "bun add", "bun install")
 
-// programFlags are options whose value may name a program the command
-// runs, or loads, a shape would drop (cargo --config
-// build.rustc-wrapper=…, pytest -p PLUGIN); go's and rg's are calls of
-// their own (toolRuns, rg).
+// programFlags are options whose value may name a program the command runs or loads
+// (cargo --config build.rustc-wrapper=…, pytest -p PLUGIN), which a shape would drop.
 var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}, "curl": {"-K", "--config"}, "wget": {"-i", "--input-file", "-e", "--execute", "--config"},
 	"kubectl": {"--kubeconfig"}, "helm": {"--kubeconfig"}, "docker": {"--config"}} // a file of URLs or settings; a kubeconfig's exec plugin, docker's credential helper
 
-// commandShape is what an "always" keeps of a command. A command of
-// operandCommands keeps its program, subcommand words and flags, its
-// operands free. Any other keeps its first word and every other word but
-// file paths (pathWord), wherever it stands: no subcommand, at any
-// level, is taken for an operand, nor does an option in front of it hide
-// it (docker --context x image ls, gh -R o/r repo view). A flag's value
-// goes the same way: a path is free, a word is kept.
+// commandShape is what an "always" keeps of a command: for operandCommands its program,
+// subcommand words and flags; for any other every word but file paths (pathWord), wherever
+// it stands, so no subcommand at any level is taken for an operand.
 func commandShape(argv []string) []string {
 	argv = slices.Clone(argv)
 	reader := (urlReaders[progName(argv[0])] || len(argv) > 1 && urlReaders[progName(argv[0])+" "+argv[1]]) &&
@@ -221,22 +188,17 @@ func commandShape(argv []string) []string {
 	})...)
 }
 
-// urlReaders fetch what a URL names (without a method or data to send),
-// so an "always" for one lets its path vary on the same host; any other
-// command keeps the whole URL (git pull merges what another repository of
-// the host holds, its hooks directory's files too, into the work tree).
+// urlReaders fetch what a URL names (without data to send): an "always" lets its path vary on
+// the host. Any other command keeps the whole URL (git pull merges another repository in).
 var urlReaders = set("curl", "wget", "git clone", "git fetch", "git ls-remote")
 
-// placeFlags name where a command acts (gh's repository, docker's
-// daemon, a registry): their value is kept, as a subcommand is.
+// placeFlags name where a command acts (a repository, a daemon): their value is kept.
 var placeFlags = set("-R", "--repo", "--hostname", "-H", "--host", "--context", "--registry", "--index", "--upload-pack", "--exec")
 
 func urlWord(s string) bool { return urlHost(s) != "" }
 
-// urlHost is a URL's scheme and host (and port), or git's user@host: of
-// user@host:path; "" for a word that is no URL. A URL Go cannot parse
-// (https://a/%zz, curl's https://{a,b}/) is kept whole: hub cannot tell
-// its host.
+// urlHost is a URL's scheme and host, or git's user@host: of user@host:path; "" for no URL. A
+// URL Go cannot parse (https://a/%zz) is kept whole: hub cannot tell its host.
 func urlHost(s string) string {
 	if u, err := url.Parse(s); err == nil && u.Scheme != "" && strings.Contains(s, "://") {
 		return u.Scheme + "://" + strings.ToLower(u.Host)
@@ -253,16 +215,12 @@ var scpHost = lazyRE(`^[\w.-]{2,}:`)
 
 var scpURL = lazyRE(`^[\w.-]+@[\w.-]+:`)
 
-// bareURL is a host (dotted, or with a port) and a path, as curl and wget
-// take a URL without its scheme.
+// bareURL is a URL without its scheme, as curl and wget take one.
 var bareURL = lazyRE(`^[\w-]+(\.[\w-]+)+(:\d+)?/|^[\w.-]+:\d+(/|$)`)
 
-// pathWord reports an operand naming a file, a directory or a URL: a
-// word of path characters only, not a flag, that reads as one: a URL, a
-// path from /, . or ~, or one with a directory and an extension. A slash
-// alone makes no path (kubectl's pod/web, an image acme/tool), nor does a
-// dot alone (a script build.prod, a resource aws_s3_bucket.b, a secret
-// app.config) or a colon (an image's tag, a volume /:/host).
+// pathWord reports an operand naming a file or a URL: a URL, a path from /, . or ~, or one
+// with a directory and an extension. A slash alone (pod/web), a dot alone (build.prod) or a
+// colon (an image's tag) makes no path.
 func pathWord(s string) bool {
 	if strings.HasPrefix(s, "-") || !strings.ContainsAny(s, "/.") || strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%,:", r))
@@ -272,9 +230,7 @@ func pathWord(s string) bool {
 	return strings.Contains(s, "://") || !strings.Contains(s, ":") && (strings.ContainsAny(s[:1], "/.~") || strings.Contains(s, "/") && strings.Contains(path.Base(s), "."))
 }
 
-// wrapped reports a command that runs another command, whose shape it
-// hides: a wrapper, a shell or interpreter, or git with options before
-// its subcommand (git -c can run any program).
+// wrapped reports a command that runs another, whose shape it hides (git -c can run any program).
 func wrapped(argv []string) bool {
 	prog := progName(argv[0])
 	_, plain := plainWrappers[prog]
@@ -283,12 +239,10 @@ func wrapped(argv []string) bool {
 		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find", "ssh", "at", "batch", "wsl"}, prog)
 }
 
-// destructivePrograms delete or overwrite data whatever their flags say.
 var destructivePrograms = set("rm", "rimraf", "rmdir", "unlink", "dd", "shred", "truncate", "wipefs", "fdisk", "sfdisk", "parted",
 	"mv", "kill", "killall", "pkill", "reboot", "shutdown", "halt", "poweroff", "srm", "wipe", "mkswap", "mke2fs", "cp",
 	"install", "ln", "tee", "rsync", "blkdiscard", "chattr")
 
-// destructive reports a command that must match exactly to be allowed again.
 func destructive(argv []string) bool {
 	prog := progName(argv[0])
 	args := argv[1:]
@@ -331,18 +285,15 @@ func destructiveGit(args []string) bool {
 	return false
 }
 
-// checkoutPaths reports a git checkout (args after it) that may overwrite
-// files with a revision's, discarding their changes: two operands (a
-// revision and a path) or a file path, and no new branch.
+// checkoutPaths reports a git checkout that may overwrite files with a revision's: two operands
+// or a file path, and no new branch.
 func checkoutPaths(args []string) bool {
 	ops := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
 	return !hasFlag(args, "-b", "-B", "--orphan") && (len(ops) > 1 || slices.ContainsFunc(ops, pathWord))
 }
 
-// longName is the long option of names that t (--name or --name=value)
-// abbreviates, as git's and GNU's parsers take a unique prefix (--har is
-// --hard; one that is not unique, which they refuse, is the first); t
-// when none.
+// longName is the option of names that t (--name[=value]) abbreviates, as git and GNU take a
+// unique prefix (--har is --hard; an ambiguous one, which they refuse, is the first); else t.
 func longName(t string, names ...string) string {
 	n, v, eq := strings.Cut(t, "=")
 	i := slices.IndexFunc(names, func(f string) bool { return strings.HasPrefix(f, n) })
@@ -355,8 +306,7 @@ func longName(t string, names ...string) string {
 	return names[i]
 }
 
-// hasFlag reports whether args hold one of flags, also inside a short
-// option cluster ("-rf" holds "-f"), or abbreviated (longName).
+// hasFlag reports one of flags in args, also in a cluster ("-rf" holds "-f") or abbreviated.
 func hasFlag(args []string, flags ...string) bool {
 	for _, a := range args {
 		a = longName(a, flags...)

@@ -13,10 +13,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// RequestOf describes a tool call for the deny list and "always" scopes:
-// its name, kind, command and every file it names (absolute against cwd).
-// A call that carries a command is checked as the command it is, whatever
-// kind it claims; the native loop's delegate_agent, by the agent it names.
+// RequestOf describes a tool call. A call that carries a command is checked as that command,
+// whatever kind it claims; delegate_agent by the agent it names.
 func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	req := Request{Tool: cmp.Or(tc.Name, string(tc.Kind)), Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
 	switch {
@@ -37,41 +35,30 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	return req
 }
 
-// commandKeys are raw input fields that hold a shell command; keys are
-// compared in lower case without "_" or "-" (normKey).
-var commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
+// Raw input keys, as normKey writes them. dirKeys name where a command runs
+// (gemini's run_shell_command says dir_path); each also names a file.
+var (
+	commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
+	pathKeys    = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
+		"destination", "dest", "source", "src", "oldpath", "newpath"}
+	dirKeys      = []string{"dir", "directory", "cwd", "workdir", "dirpath", "workingdir", "workingdirectory"}
+	fileKeys     = slices.Concat(pathKeys, dirKeys)
+	pathListKeys = []string{"paths", "files", "filepaths"}
+)
 
 // editorVerbs are the "command" values of file editor tools.
-var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true, "read": true}
+var editorVerbs = set("view", "create", "str_replace", "insert", "undo_edit", "write", "read")
 
-// pathKeys are raw input fields that name a file.
-var pathKeys = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
-	"destination", "dest", "source", "src", "oldpath", "newpath"}
-
-// dirKeys are raw input fields that name where a command runs (gemini's
-// run_shell_command says dir_path); each also names a file.
-var dirKeys = []string{"dir", "directory", "cwd", "workdir", "dirpath", "workingdir", "workingdirectory"}
-
-var fileKeys = slices.Concat(pathKeys, dirKeys)
-
-// pathListKeys are raw input fields that name files.
-var pathListKeys = []string{"paths", "files", "filepaths"}
-
-// normKey is a raw input key as hub compares it: file_path, filePath and
-// FILE-PATH are one.
+// normKey makes file_path, filePath and FILE-PATH one.
 func normKey(k string) string {
 	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
 }
 
-// maxInputDepth bounds how deep hub looks into a raw input's objects.
 const maxInputDepth = 5
 
-// CommandOf returns the shell command a tool call runs, whatever kind it
-// claims: its raw input's "command", "cmd", "argv" or "script" (a string,
-// or an argv array quoted word by word so the shell reader sees the argv
-// it is), followed by its "args", at any depth of the input (several are
-// joined as one list); else an execute call's title. An editor tool's
-// "command" ("view", "create", "str_replace", …) is none.
+// CommandOf returns the shell command a tool call runs, whatever kind it claims: each command
+// key at any depth (an argv array quoted word by word) with its "args", joined as one list;
+// else an execute call's title. An editor tool's "command" ("view", …) is none.
 func CommandOf(tc adapters.ToolCall) string {
 	var cmds []string
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
@@ -95,10 +82,8 @@ func CommandOf(tc adapters.ToolCall) string {
 	return strings.Join(cmds, "\n")
 }
 
-// PathsOf lists every file a tool call names, absolute against cwd: its
-// locations, its diffs' files, and the paths of its raw input at any
-// depth (see pathKeys, pathListKeys, and the keys of a "changes" object,
-// as in patches).
+// PathsOf lists every file a tool call names, absolute against cwd: locations, diffs, and the
+// raw input's paths at any depth (with the keys of a patch's "changes" object).
 func PathsOf(tc adapters.ToolCall, cwd string) []string {
 	var raw []string
 	for _, l := range tc.Locations {
@@ -130,8 +115,7 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 	return absAll(raw, cwd)
 }
 
-// dirsOf is where a tool call's command runs when its raw input names it
-// (a cwd or workdir at any depth), absolute against cwd.
+// dirsOf is where a tool call's command runs when its raw input names it.
 func dirsOf(tc adapters.ToolCall, cwd string) []string {
 	var raw []string
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
@@ -145,8 +129,7 @@ func dirsOf(tc adapters.ToolCall, cwd string) []string {
 	return absAll(raw, cwd)
 }
 
-// absAll is the paths of raw that are not blank, absolute against cwd,
-// each once.
+// absAll is the paths of raw that are not blank, absolute against cwd, each once.
 func absAll(raw []string, cwd string) []string {
 	home, _ := os.UserHomeDir()
 	var out []string
@@ -160,10 +143,9 @@ func absAll(raw []string, cwd string) []string {
 	return out
 }
 
-// walkInput calls visit for each object of a raw input (its keys
-// normalised by normKey), the outermost first, down to maxInputDepth; a
-// raw input that is a string holding JSON is read as that JSON. A hostile
-// agent may nest or encode what it runs.
+// walkInput calls visit for each object of a raw input (keys normalised), outermost first; a
+// raw input that is a string holding JSON is read as that JSON. A hostile agent may nest or
+// encode what it runs.
 func walkInput(raw json.RawMessage, visit func(map[string]json.RawMessage)) {
 	var walk func(raw json.RawMessage, depth int)
 	walk = func(raw json.RawMessage, depth int) {
@@ -218,7 +200,6 @@ func commandValue(raw json.RawMessage) string {
 	return strings.Join(words, " ")
 }
 
-// argvOnly reports a tool call whose commands are all argv arrays.
 func argvOnly(tc adapters.ToolCall) bool {
 	n, argvs := 0, 0
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
@@ -238,7 +219,6 @@ func argvOnly(tc adapters.ToolCall) bool {
 	return n > 0 && n == argvs
 }
 
-// quoteWord quotes one argv element for the shell reader.
 func quoteWord(a string) string {
 	if q, err := syntax.Quote(a, syntax.LangBash); err == nil {
 		return q

@@ -13,17 +13,11 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The shell reader: one reading of a command line, shared by the hard deny
-// list, the rules' command matching and the "always" scopes. It parses the
-// line with mvdan.cc/sh (bash syntax), walks every command the tree can
-// run (lists, pipelines, subshells, blocks, if/while/until/for/case,
-// function bodies, coprocs, substitutions, scripts given to shells, eval,
-// source, here-documents and here-strings fed to a shell), expands what is
-// static (quotes, ANSI-C quotes, braces, ~ and ~user, $HOME, variables set
-// earlier on the line, positional parameters of sh -c, cd) and unwraps the
-// programs that run another program (sudo, env, xargs, find -exec, …).
-// What it cannot know before the shell runs is marked dynamic; a program
-// it cannot know makes the line unclear.
+// The shell reader: one reading of a command line, shared by the hard deny list, the rules'
+// command matching and the "always" scopes. It walks every command the line can run, expands
+// what is static and unwraps programs that run another (sudo, env, xargs, find -exec, …).
+// What it cannot know before the shell runs is dynamic; a program it cannot know makes the
+// line unclear.
 
 // arg is one expanded word.
 type arg struct {
@@ -60,9 +54,8 @@ func (c *call) prog() string {
 	return progName(c.argv[0].text)
 }
 
-// progName is the program a command word runs, also when named by a
-// Windows path ('C:\Program Files\Git\usr\bin\RM.EXE' is rm) or by the
-// shim a Windows package installs (npm.cmd, npm.ps1 are npm; format.com).
+// progName is the program a command word runs, also by a Windows path (C:\x\RM.EXE is rm)
+// or a package's shim (npm.cmd, npm.ps1 are npm).
 func progName(s string) string {
 	name := strings.ToLower(path.Base(strings.ReplaceAll(s, `\`, "/")))
 	if ext := path.Ext(name); winExts[ext] && len(name) > len(ext) {
@@ -71,10 +64,8 @@ func progName(s string) string {
 	return name
 }
 
-// winExts are what Windows runs of PATHEXT's, and PowerShell's .ps1.
 var winExts = set(".exe", ".com", ".cmd", ".bat", ".ps1")
 
-// input is what a command reads on stdin.
 type input struct {
 	kind  inputKind
 	text  string // inText
@@ -92,7 +83,6 @@ const (
 	inUnknown                  // the output of a command hub cannot predict
 )
 
-// reading is everything hub reads out of one command line.
 type reading struct {
 	calls   []*call
 	unclear bool     // a program hub cannot know, or a line it cannot parse
@@ -104,7 +94,6 @@ type reading struct {
 	hooks   []string // the hooks they run: path, executable bit and digest of each; the scripts' file and digest
 }
 
-// reader walks one command line.
 type reader struct {
 	out        *reading
 	home       string
@@ -151,13 +140,11 @@ func newReader() (*reader, *scope) {
 	return r, &scope{vars: map[string]arg{"HOME": {text: r.home}}}
 }
 
-// readLine reads a command line run in one of dirs (none: a directory hub
-// cannot know).
+// readLine reads a command line run in one of dirs (none: unknown).
 func readLine(src string, dirs []string) *reading {
 	return readAs(src, dirs, func(r *reader, sc *scope) { r.script(src, sc, input{}) })
 }
 
-// readAs reads a line in one of dirs by the grammar read walks.
 func readAs(src string, dirs []string, read func(*reader, *scope)) *reading {
 	r, sc := newReader()
 	for _, d := range dirs {
@@ -200,8 +187,6 @@ func homeDir() string {
 	return path.Clean(toSlash(h))
 }
 
-// script parses src and walks it; statements before a syntax error are
-// still walked (bash runs them).
 func (r *reader) script(src string, sc *scope, stdin input) {
 	if r.depth >= maxDepth {
 		r.out.unclear = true
@@ -407,8 +392,7 @@ func (r *reader) forClause(c *syntax.ForClause, sc *scope) {
 	}
 }
 
-// funcDecl records a function; a body that calls itself twice, or in a
-// pipeline or the background, is a fork bomb.
+// funcDecl records a function; a body calling itself twice, piped or backgrounded is a fork bomb.
 func (r *reader) funcDecl(c *syntax.FuncDecl) {
 	if c.Name == nil || c.Body == nil {
 		return
@@ -438,8 +422,7 @@ func (r *reader) funcDecl(c *syntax.FuncDecl) {
 
 func (r *reader) setDeny(why string) { r.out.deny = cmp.Or(r.out.deny, why) }
 
-// substs walks the command and process substitutions of a node, not those
-// of nested statements (walked on their own).
+// substs walks the substitutions of a node, not those of nested statements (walked on their own).
 func (r *reader) substs(n syntax.Node, sc *scope) {
 	if n == nil {
 		return
@@ -480,7 +463,6 @@ func (r *reader) assign(as *syntax.Assign, sc *scope) {
 	r.envProgram(as.Name.Value, v, &runCtx{sc: sc, layers: sc.layer, opaque: sc.opq}) // export EDITOR=…: read, though nothing runs after it
 }
 
-// textInput is a here-string or here-document as stdin.
 func (r *reader) textInput(w *syntax.Word, sc *scope, hdoc bool) input {
 	if w == nil {
 		return input{kind: inText}
@@ -495,7 +477,6 @@ func (r *reader) textInput(w *syntax.Word, sc *scope, hdoc bool) input {
 	return input{kind: inText, text: a.text}
 }
 
-// callExpr expands a simple command and runs it.
 func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []redir) input {
 	if len(c.Args) == 0 {
 		for _, as := range c.Assigns {

@@ -14,17 +14,13 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// storeTool is a program that writes a credential store by design (a
-// login, a key import, a context switch): the files it writes in the home,
-// the option naming another (a directory when it ends in /), the
-// environment variables given to the program that name another, one per
-// file (a directory when it ends in /), and the subcommands that write
-// ("" for any; for gpg, its long options; a word ending in . begins one).
+// storeTool is a program that writes a credential store by design (a login, a key import).
 type storeTool struct {
-	file, opt, env string
-	writes         []string
-	reads          []string // subcommands the writes begin that only read
-	fixed          []string // writes whose store neither opt nor env moves
+	file     string   // in the home, space separated
+	opt, env string   // option, variables (one per file) naming another; a directory if it ends in /
+	writes   []string // subcommands ("" for any; gpg's long options; a word ending in . begins one)
+	reads    []string // subcommands the writes begin that only read
+	fixed    []string // writes whose store neither opt nor env moves
 }
 
 var storeTools = map[string]storeTool{
@@ -67,9 +63,7 @@ var storeTools = map[string]storeTool{
 	"yarn":      {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
 	"pip":       {".config/pip/pip.conf", "", "", []string{"config set", "config unset", "config edit"}, nil, nil},
 	"poetry":    {".config/pypoetry/auth.toml", "", "", []string{"config http-basic.", "config pypi-token.", "config certificates."}, nil, nil},
-	// kubeconfig writers (aws eks, az aks, gcloud container: their own rows
-	// for the subcommand first, their program's otherwise); a word a|b is
-	// either spelling
+	// kubeconfig writers (aws eks, …: their own rows first); a word a|b is either spelling
 	"kind":             {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"create cluster", "delete cluster|clusters", "export kubeconfig"}, nil, nil},
 	"minikube":         {".kube/config", "", "KUBECONFIG", []string{"start", "delete", "update-context", "profile"}, []string{"profile list"}, nil},
 	"k3d":              {".kube/config", "--output -o", "KUBECONFIG", []string{"cluster|clusters|c create|delete|rm", "kubeconfig|kubeconfigs merge"}, nil, nil},
@@ -84,13 +78,11 @@ var storeTools = map[string]storeTool{
 	// composer's --global (or global) auth keys; the project's are its own
 	"composer": {".config/composer/auth.json", "", "COMPOSER_HOME/", []string{"config http-basic.|github-oauth.|gitlab-oauth.|gitlab-token.|bearer.|bitbucket-oauth.",
 		"global config http-basic.|github-oauth.|gitlab-oauth.|gitlab-token.|bearer.|bitbucket-oauth."}, nil, nil},
-	// hub cannot tell a host from this one: the key lands in a home's
-	// ~/.ssh as it does with ssh HOST 'cat >> ~/.ssh/authorized_keys'.
+	// hub cannot tell a host from this one: the key lands in a home's ~/.ssh
 	"ssh-copy-id": {".ssh/authorized_keys", "", "", []string{""}, nil, nil},
 }
 
-// layerEnv is the value a wrapper layer (VAR=x cmd, env VAR=x cmd) gives
-// the environment variable name, the innermost first.
+// layerEnv is the value a wrapper layer (VAR=x cmd, env VAR=x cmd) gives name, innermost first.
 func layerEnv(layers [][]string, name string) (arg, bool) {
 	for _, w := range slices.Backward(slices.Concat(layers...)) {
 		if v, ok := strings.CutPrefix(w, name+"="); ok && name != "" {
@@ -100,10 +92,8 @@ func layerEnv(layers [][]string, name string) (arg, bool) {
 	return arg{}, false
 }
 
-// assignedEnv is layerEnv where the program surely gets the value: an
-// assignment (VAR=x cmd, env [-i] VAR=x cmd), not an argument that looks
-// like one, with no layer inside it that may drop it (env's options,
-// exec -c, sudo and the other privileged wrappers reset the environment).
+// assignedEnv is layerEnv where the program surely gets the value: an assignment, with no
+// layer inside it that may drop it (env's options, exec -c, sudo reset the environment).
 func assignedEnv(layers [][]string, name string) (arg, bool) {
 	for _, l := range slices.Backward(layers) {
 		prog, words := "", l
@@ -131,9 +121,8 @@ func assignedEnv(layers [][]string, name string) (arg, bool) {
 // storeTwins share a storeTool (as a versioned name does: pip3.12).
 var storeTwins = map[string]string{"gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "tofu": "terraform"}
 
-// storeWrites: the credential stores a program that keeps one writes, or
-// those its option or environment variables name instead. git SUB is
-// git-SUB, python -m MOD is MOD.
+// storeWrites: the credential stores a program that keeps one writes, or those its option or
+// environment variables name instead.
 func (k *check) storeWrites(prog string, args []arg) []arg {
 	if prog == "" && len(k.c.argv) > 0 { // a program only the shell knows ($G --import)
 		for name, t := range storeTools { // pass's verbs (add, rm, mv, …) are git's too
@@ -193,10 +182,8 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 	return out
 }
 
-// keychained reports a docker config (docker, oras and helm read its
-// format) at v sending logins to a system credential store: one its
-// credsStore or credHelpers name, or, holding no login, the one docker
-// picks when its helper is installed; one hub cannot read counts as such.
+// keychained reports a docker config at v sending logins to a system credential store (named,
+// or docker's default when installed and the config holds no login); an unreadable one counts.
 // Another command of the line may change it first: the line is unclear.
 func (k *check) keychained(v arg) bool {
 	k.r.out.alone = true
@@ -218,15 +205,10 @@ func (k *check) keychained(v arg) bool {
 	})
 }
 
-// defaultHelpers are the credential helpers docker uses, when installed,
-// for a config that names none and holds no login.
 var defaultHelpers = map[string][]string{"darwin": {"osxkeychain"}, "windows": {"wincred"}, "linux": {"pass", "secretservice"}}
 
-// spared reports the options that spare the home's store: npm's and
-// pip's that point at the project's or the installation's; git config
-// setting no credential key (an edit may set one); helm repo add with no
-// login; security reading its keychain lists (no -s); a bare minikube
-// profile and eksctl create cluster --write-kubeconfig=false.
+// spared reports the options that spare the home's store (npm -g, pip --site, git config
+// setting no credential key, helm repo add with no login, …).
 func (k *check) spared(prog string, args []arg) bool {
 	loc, _ := k.optValues(args, "L", "--location", "")
 	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
@@ -238,8 +220,7 @@ func (k *check) spared(prog string, args []arg) bool {
 		prog == "eksctl" && k.leads(args, []string{"create cluster"}, false) && noKubeconfig(args)
 }
 
-// noKubeconfig: eksctl create cluster --write-kubeconfig=false (the last
-// one counts) leaves the kubeconfig alone.
+// noKubeconfig: eksctl's last --write-kubeconfig is false.
 func noKubeconfig(args []arg) bool {
 	last := ""
 	for _, a := range args {
@@ -256,8 +237,7 @@ func noKubeconfig(args []arg) bool {
 	return slices.Contains([]string{"=false", "=0", "=f", "=F", "=FALSE", "=False"}, last)
 }
 
-// configReads reports git config only reading: --get…, --list, -l, get,
-// list, or a key alone; never with an option that writes.
+// configReads reports git config only reading (--get…, --list, get, a key alone).
 func configReads(args []arg) bool {
 	ops := operands(skipValues(args, "-f", "--file", "--blob", "--type", "--default", "--comment"))
 	read := len(ops) == 1 && ops[0].text != "edit" || len(ops) > 0 && (ops[0].text == "get" || ops[0].text == "list") ||
@@ -265,23 +245,18 @@ func configReads(args []arg) bool {
 	return read && !hasShort(args, "e") && !hasLong(args, "--edit", "--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section")
 }
 
-// gitCredKeys are git's keys that make it run a program with credentials:
-// a helper, an askpass, a file included (it may set either).
+// gitCredKeys make git run a program with credentials (an include may set one).
 const gitCredKeys = "credential.|include.|includeif.|core.askpass"
 
-// gitProgramKeys are git's other keys whose value is a program git runs
-// later, or that let one run (the first three; a section ending in "."
-// holds only such keys; * is a subsection): setting one writes a config
-// file no "always" covers (gitControl), as writing .git/config does, and
-// the program it names is read as run here (gitConfig).
+// gitProgramKeys are git's other keys naming a program git runs, or letting one run (the first
+// three); "sec." is a whole section, * a subsection. Setting one is never covered by "always".
 var gitProgramKeys = strings.Fields(`alias. safe. protocol. filter. gpg. pager. difftool. mergetool. man. browser. sendemail. core.sshcommand
 	core.pager core.editor core.fsmonitor core.hookspath core.gitproxy core.alternaterefscommand sequence.editor diff.external diff.*.textconv
 	diff.*.command merge.*.driver remote.*.uploadpack remote.*.receivepack remote.*.vcs submodule.*.update uploadpack.packobjectshook
 	interactive.difffilter trailer.*.command trailer.*.cmd imap.tunnel web.browser init.templatedir ssh.variant tar.*.command
 	lfs.customtransfer. lfs.extension.`)
 
-// gitConfigOps are the operands of git config's args (set's or unset's
-// after the word) when it writes, none when it reads.
+// gitConfigOps are the operands of git config's args when it writes, none when it reads.
 func gitConfigOps(args []arg) []arg {
 	ops := operands(skipValues(args, "-f", "--file", "--blob", "--type", "--default", "--comment"))
 	switch {
@@ -293,7 +268,6 @@ func gitConfigOps(args []arg) []arg {
 	return ops
 }
 
-// gitProgramKey reports a key among keys (of gitProgramKeys).
 func gitProgramKey(key string, keys []string) bool {
 	key = strings.ToLower(key)
 	return slices.ContainsFunc(keys, func(p string) bool {
@@ -302,8 +276,7 @@ func gitProgramKey(key string, keys []string) bool {
 	})
 }
 
-// setsGitProgram reports git config writing a key of gitProgramKeys, git
-// clone -c setting one, or git init or clone given a template (its hooks).
+// setsGitProgram reports git config or clone -c setting a gitProgramKeys key, or a --template.
 func setsGitProgram(c *call) bool {
 	if c.prog() != "git" || len(c.argv) < 2 {
 		return false
@@ -317,9 +290,8 @@ func setsGitProgram(c *call) bool {
 		slices.ContainsFunc(keys, func(a arg) bool { k, _, _ := strings.Cut(a.text, "="); return gitProgramKey(k, gitProgramKeys) })
 }
 
-// gitHelperSet reports git given a credential helper for this run (-c
-// credential.helper=store, --config-env, GIT_CONFIG_KEY_0, an empty one
-// resets the list): it writes what it is given, as one configured does.
+// gitHelperSet reports git given a credential helper for this run (-c, --config-env,
+// GIT_CONFIG_KEY_0; an empty one only resets the list): it writes what it is given.
 func gitHelperSet(layers [][]string) bool {
 	keys := strings.Split(gitCredKeys, "|")
 	for _, l := range layers {
@@ -341,8 +313,7 @@ func gitHelperSet(layers [][]string) bool {
 	return false
 }
 
-// gpgCommand reports a gpg command word (--import, --import=…) among
-// args, or a unique abbreviation of one, as gpg reads them.
+// gpgCommand reports a gpg command word among args, or an abbreviation of one, as gpg reads them.
 func gpgCommand(args []arg, t storeTool) bool {
 	return slices.ContainsFunc(args, func(a arg) bool {
 		name, _, _ := strings.Cut(strings.TrimPrefix(a.text, "--"), "=")
@@ -351,12 +322,9 @@ func gpgCommand(args []arg, t storeTool) bool {
 	})
 }
 
-// leads reports args' words beginning with one of subs, passing over a
-// word right after an option: it may be that option's value (docker -D
-// login, aws --profile dev configure); with values, it is one even when
-// it reads as the subcommand (the reads of aws configure --profile get
-// set). A word hub cannot read where a subcommand stands makes the line
-// unclear.
+// leads reports args beginning with one of subs, passing over a word after an option (aws
+// --profile dev configure); with values, even one that reads as the subcommand. A dynamic
+// word where a subcommand stands makes the line unclear.
 func (k *check) leads(args []arg, subs []string, values bool) bool {
 	return slices.ContainsFunc(subs, func(sub string) bool {
 		i := 0
@@ -382,8 +350,7 @@ func (k *check) leads(args []arg, subs []string, values bool) bool {
 	})
 }
 
-// gitReaders are git's subcommands that leave the work tree as it is
-// (clone and init have their own rules).
+// gitReaders leave the work tree as it is (clone and init have their own rules).
 var gitReaders = set("status", "log", "diff", "show", "blame", "annotate", "grep", "describe", "shortlog", "reflog", "branch",
 	"tag", "remote", "fetch", "add", "commit", "push", "config", "ls-files", "ls-tree", "ls-remote", "rev-parse", "rev-list",
 	"cat-file", "show-ref", "for-each-ref", "symbolic-ref", "name-rev", "merge-base", "count-objects", "fsck", "gc", "prune",
@@ -395,10 +362,8 @@ func gitReads(args []arg) bool {
 	return len(args) > 0 && (gitReaders[args[0].text] || len(args) > 1 && gitReaders[args[0].text+" "+args[1].text])
 }
 
-// gitWorkTree adds to cwds the work tree a git command writes, named by
-// --work-tree, -c core.worktree or GIT_WORK_TREE; one hub cannot know, or
-// a repository named without one (its config may name any), makes a
-// command that writes it unclear.
+// gitWorkTree adds to cwds the work tree a git command writes; one hub cannot know, or a
+// repository named without one (its config may name any), makes the line unclear.
 func (r *reader) gitWorkTree(x *runCtx, named map[string]*arg, args []arg) {
 	for opt, env := range map[string]string{"--work-tree": "GIT_WORK_TREE", "--git-dir": "GIT_DIR"} {
 		if v, ok := layerEnv(x.layers, env); ok && named[opt] == nil { // GIT_WORK_TREE=~ git …, env GIT_DIR=… git …
@@ -425,10 +390,8 @@ func (r *reader) gitWorkTree(x *runCtx, named map[string]*arg, args []arg) {
 	x.sc.cwds = unionDirs(x.sc.cwds, dirs)
 }
 
-// plantsHome: git writing a work tree that holds a credential store (a
-// home, /, ~/.config, a store) writes files hub cannot name there, as
-// cp -r x/. ~ does; so does making one a repository's work tree, and so
-// do the dotfile managers (yadm, vcsh: git on the home; chezmoi, stow).
+// plantsHome: git writing a work tree that holds a credential store writes files hub cannot
+// name there, as cp -r x/. ~ does; so do the dotfile managers (yadm, vcsh, chezmoi, stow).
 func plantsHome(k *check) bool {
 	args := k.args()
 	if len(args) == 0 {
@@ -465,9 +428,8 @@ func plantsHome(k *check) bool {
 	return false
 }
 
-// holds reports the directory an option names (the last; valued are the
-// program's other short options with a value), else def, holding a
-// credential store; one hub cannot know makes the line unclear.
+// holds reports the directory an option names (the last), else def, holding a credential
+// store; one hub cannot know makes the line unclear.
 func (k *check) holds(args []arg, short, long, valued string, def arg) bool {
 	if vals, _ := k.optValues(args, short, long, valued); long != "" && len(vals) > 0 {
 		def = vals[len(vals)-1]

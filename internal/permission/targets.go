@@ -13,15 +13,9 @@ import (
 	"github.com/hubdev/hub/internal/fspath"
 )
 
-// targets lists the files a command line names, as the one shell reader
-// (readLine) read it: the operands of every simple command it runs
-// (wrappers and shells' -c scripts unwrapped; a flag's "=value" and
-// curl's "@file" included) and its redirect targets, absolute against
-// the directories the command may run in (cd tracked), globs also as the
-// files they match. An operand hub cannot know before the command runs
-// ($VAR, $(…)), or a line it cannot read, is unknownTarget. changed are
-// those the line may change: all but what a fileReaders program reads,
-// and the config a git config setting a program writes.
+// targets lists the files a command line names (operands, a flag's "=value", "@file", redirect
+// targets), absolute, globs also as their matches; one hub cannot know is unknownTarget.
+// changed are those the line may change.
 func (rd *reading) targets() (all, changed []string) {
 	if rd.unclear {
 		all = append(all, unknownTarget)
@@ -64,13 +58,11 @@ func (rd *reading) targets() (all, changed []string) {
 	return all, changed
 }
 
-// fileReaders are programs that only read the files they name (not less,
-// tree or sort: their -o writes one; not xxd: its second file).
+// fileReaders only read the files they name (not less, tree or sort: -o writes one; not xxd).
 var fileReaders = set("cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "stat", "file", "diff", "cmp", "du", "nl",
 	"md5sum", "sha1sum", "sha256sum", "sha512sum", "od", "hexdump", "strings", "readlink", "realpath", "find")
 
-// gitCode reports inline interpreter code (python -c, also under uv run)
-// naming a .git: hub cannot tell whether it writes a config or a hook.
+// gitCode reports inline interpreter code naming a .git: hub cannot tell if it writes a hook.
 func gitCode(c *call) bool {
 	i := slices.IndexFunc(c.argv, func(a arg) bool { return interpreters[strings.TrimRight(progName(a.text), "0123456789.")] })
 	code, _ := interpCode(c.argv[max(i, 0):])
@@ -79,17 +71,14 @@ func gitCode(c *call) bool {
 
 var gitName = lazyRE(`(?i)\.git(?:[^\w-]|$)|git~1`)
 
-// readsOnly reports a call of a fileReaders program (find without an
-// action that deletes or writes a file; what -exec runs is a call too).
+// readsOnly reports a fileReaders call (find without -delete or -fprint; -exec's is a call too).
 func readsOnly(c *call) bool {
 	return fileReaders[c.prog()] && !(c.prog() == "find" && slices.ContainsFunc(c.argv, func(a arg) bool {
 		return a.dynamic || a.text == "-delete" || strings.HasPrefix(a.text, "-fprint") || a.text == "-fls"
 	}))
 }
 
-// operandArgs are the words of c that may name files: its operands, a
-// flag's "=value" and "@file" (curl -d @file); in are those dd only reads
-// (if=FILE).
+// operandArgs are the words of c that may name files; in are those dd only reads (if=FILE).
 func operandArgs(c *call) (out, in []arg) {
 	if len(c.argv) < 2 {
 		return nil, nil
@@ -116,8 +105,7 @@ func operandArgs(c *call) (out, in []arg) {
 	return out, in
 }
 
-// fromShellPath turns the reader's slash paths back into the OS's (/c/x
-// is C:\x on Windows, as its shells write it).
+// fromShellPath turns the reader's slash paths back into the OS's (/c/x is C:\x on Windows).
 func fromShellPath(p string) string {
 	if runtime.GOOS == "windows" && len(p) >= 2 && p[0] == '/' && (len(p) == 2 || p[2] == '/') {
 		p = strings.ToUpper(p[1:2]) + ":" + p[2:]
@@ -125,12 +113,8 @@ func fromShellPath(p string) string {
 	return filepath.Clean(filepath.FromSlash(p))
 }
 
-// lookupName is what a file-system call is given for the native path p:
-// p, or "" (which no call finds) for a path on another machine. Windows
-// authenticates to \\host\share (//host, \\?\UNC\host, \\host@SSL\) on a
-// mere lookup, sending the user's NTLM hash, and an agent writes the lines
-// read here: such a path stays unknown and outside. A variable: tests
-// record it.
+// lookupName is what a file-system call is given for p: "" for a path on another machine, as
+// Windows sends the user's NTLM hash to \\host\share on a mere lookup. Tests record it.
 var lookupName = func(p string) string {
 	if remote(p) {
 		return ""
@@ -143,11 +127,9 @@ func remote(p string) bool {
 	return runtime.GOOS == "windows" && len(vol) > 2 && strings.HasPrefix(vol, `\\`) && vol[2] != '\\' // a host: not // nor ///usr
 }
 
-// unknownTarget stands for an operand hub cannot know before the command
-// runs: no "always" covers a command with one (sensitivePath).
+// unknownTarget stands for an operand hub cannot know: no "always" covers a command with one.
 const unknownTarget = "\x00unknown"
 
-// maxGlobMatches bounds the files one glob operand is checked as.
 const maxGlobMatches = 1000
 
 func absTarget(t, home, cwd string) string {
@@ -164,17 +146,13 @@ func absTarget(t, home, cwd string) string {
 	return filepath.Clean(t)
 }
 
-// secretNames are files that hold credentials wherever they are.
 var secretNames = set(".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".vault-token",
 	"credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk")
 
-// keyExts are private key and keystore files.
-var keyExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true, ".ppk": true}
+var keyExts = set(".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk")
 
-// IsSecretFile reports a file whose content is a credential: a dotenv
-// file (not a committed template), a private key, or a file of a
-// credential store (~/.ssh, ~/.aws, ~/.netrc, …), by its name or by the
-// file a symlink names. Reading one is asked every time (see MustAsk).
+// IsSecretFile reports a dotenv file, a private key or a file of a credential store, by its name
+// or by the file a symlink names.
 func IsSecretFile(p string) bool {
 	if p == "" || p == unknownTarget {
 		return false
@@ -200,15 +178,13 @@ func secretAt(p, home string) bool {
 	return inCredentialDir(p, home)
 }
 
-// inCredentialDir reports p inside a credential store of home
-// (credStores): everything there is a secret.
+// inCredentialDir reports p inside a credential store of home: everything there is a secret.
 func inCredentialDir(p, home string) bool {
 	rel, ok := under(home, p)
 	return ok && credStoreAt(filepath.ToSlash(rel), false)
 }
 
-// credStoreFile reports a file tool's path in a credential store of any
-// home (yours, root's, /home/NAME), by its name or the file a symlink names.
+// credStoreFile reports a path in a credential store of any home, by its name or through links.
 func credStoreFile(p string) bool {
 	home, _ := os.UserHomeDir()
 	r := &reader{home: homeDir()}
@@ -216,14 +192,11 @@ func credStoreFile(p string) bool {
 		inCredentialDir(resolveLinks(p), resolveLinks(home))
 }
 
-// startupDirs are the folders of a home whose files run as a shell
-// starts or the user logs in, as a dotfile does (~/.bashrc): PowerShell's
-// profiles ($PROFILE) and modules, the Startup folder, macOS's launch
-// agents. In lower case, a pattern each name.
+// startupDirs are a home's folders whose files run as a shell starts or the user logs in, as
+// a dotfile does. Lower case; each name a pattern.
 var startupDirs = []string{"documents/powershell", "documents/windowspowershell", "onedrive*/documents/powershell",
 	"onedrive*/documents/windowspowershell", "appdata/roaming/microsoft/windows/start menu/programs/startup", "library/launchagents"}
 
-// startupFile reports rel (inside a home) in one of startupDirs.
 func startupFile(rel string) bool {
 	parts := winNames(rel)
 	return slices.ContainsFunc(startupDirs, func(d string) bool {
@@ -235,10 +208,8 @@ func startupFile(rel string) bool {
 	})
 }
 
-// sensitivePath reports a file no "always" answer covers: a dotfile of the
-// home directory (~/.bashrc, ~/.ssh/…, ~/.config/…) or a file that runs as
-// one does (startupDirs), a secret, or a file outside the workspace cwd; by
-// its path or by the file a symlink names.
+// sensitivePath reports a file no "always" covers: a home dotfile or startup file, a secret, or
+// a file outside the workspace cwd; by its path or by the file a symlink names.
 func sensitivePath(p, cwd string) bool {
 	if p == unknownTarget {
 		return true
@@ -248,23 +219,14 @@ func sensitivePath(p, cwd string) bool {
 }
 
 func sensitiveAt(p, home, cwd string) bool {
-	if secretAt(p, home) {
-		return true
-	}
-	if rel, ok := under(home, p); ok && rel != "." && (strings.HasPrefix(filepath.ToSlash(rel), ".") || startupFile(rel)) {
-		return true
-	}
-	if cwd == "" {
-		return false
-	}
-	_, ok := under(cwd, p)
-	return !ok
+	rel, inHome := under(home, p)
+	_, inCwd := under(cwd, p)
+	return secretAt(p, home) || inHome && rel != "." && (strings.HasPrefix(filepath.ToSlash(rel), ".") || startupFile(rel)) ||
+		cwd != "" && !inCwd
 }
 
-// gitControl reports a .git itself, or a config or hook under one: what git
-// reads to run a program later (core.pager, a hook), in any letter case
-// and as Windows names it too (GIT~1, ".git.", NTFS's ".git::$INDEX_ALLOCATION"
-// and "config::$DATA": a name's stream).
+// gitControl reports a .git, or a config or hook under one (what git reads to run a program),
+// in any case and as Windows names it too (GIT~1, ".git.", "config::$DATA").
 func gitControl(p string) bool {
 	parts := winNames(p)
 	for i, part := range parts {
@@ -276,11 +238,8 @@ func gitControl(p string) bool {
 	return false
 }
 
-// fillsGit reports a directory filled with files hub cannot name (an
-// archive's members, a copied directory's contents, a diff's files) where
-// one may be a repository's config or hook: the workspace cwd, a work tree
-// (it holds a .git), a .git, a hooks directory or one above it, or a
-// directory no "always" covers (sensitivePath: outside, a home dotfile).
+// fillsGit reports a directory filled with files hub cannot name where one may be a config or
+// hook: cwd, a work tree, a .git, a hooks directory or one above it, or a sensitivePath.
 func fillsGit(d, cwd string, hooks hookDirsOf) bool {
 	if d == unknownTarget {
 		return true
@@ -293,15 +252,12 @@ func fillsGit(d, cwd string, hooks hookDirsOf) bool {
 		gitControl(p) || gitControl(resolveLinks(p)) || hooks.written(p)
 }
 
-// hookDirsOf are, by directory, its work tree's root and the hooks
-// directories core.hooksPath names in its repository's config (or the
-// user's), in lower case: a directory's repository is read once.
+// hookDirsOf are, by directory, its work tree's root and the core.hooksPath directories of its
+// repository, in lower case: a directory's repository is read once.
 type hookDirsOf map[string][]string
 
-// written reports a write into (or of a directory above, in the work
-// tree) such a hooks directory (.githooks, husky's .husky/_): git runs
-// what is there as it runs .git/hooks. Letter case is folded, as macOS's
-// and Windows' file systems fold it.
+// written reports a write into such a hooks directory, or of one above it in the work tree: git
+// runs what is there. Case is folded, as macOS and Windows fold it.
 func (hd hookDirsOf) written(p string) bool {
 	p = path.Clean(toSlash(p))
 	dirs, ok := hd[path.Dir(p)]
@@ -332,8 +288,7 @@ func (hd hookDirsOf) written(p string) bool {
 	})
 }
 
-// resolveLinks is p with symlinks resolved, as far as they exist (a file not
-// yet written resolves through its directory).
+// resolveLinks is p with symlinks resolved as far as they exist (a new file through its directory).
 func resolveLinks(p string) string {
 	if p == "" || !filepath.IsAbs(p) {
 		return p
@@ -347,7 +302,6 @@ func resolveLinks(p string) string {
 	return p
 }
 
-// under reports whether p is dir or inside it, and p relative to dir.
 func under(dir, p string) (string, bool) {
 	if dir == "" || !filepath.IsAbs(p) {
 		return "", false
@@ -359,9 +313,8 @@ func under(dir, p string) (string, bool) {
 	return rel, true
 }
 
-// OptionsProblem says why an agent's permission options cannot be relayed
-// ("" when they can): two options share an id, so hub could not tell
-// which one the user picked, nor the agent which one hub answered.
+// OptionsProblem says why an agent's permission options cannot be relayed ("" when they can):
+// two sharing an id would leave unclear which one the user picked.
 func OptionsProblem(opts []adapters.PermissionOption) string {
 	seen := map[string]bool{}
 	for _, o := range opts {
