@@ -233,7 +233,6 @@ type EditorClient interface {
 func TextPrompt(s string) []Content { return []Content{{Type: ContentText, Text: s}} }
 
 // PromptText is prompt as plain text, for agents that accept only that.
-
 func PromptText(prompt []Content) string {
 	var parts []string
 	for _, c := range prompt {

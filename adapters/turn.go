@@ -344,7 +344,6 @@ func (r *turnRun) track(t ToolCall, started bool) {
 
 // finish ends the turn. After a cancel, open tool calls are left to the client, which
 // marks them itself.
-
 func (r *turnRun) finish(cancelled bool) (StopReason, error) {
 	if cancelled {
 		return StopCancelled, nil
