@@ -12,8 +12,8 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-// warned holds the persona warnings logged so far: a registry built again
-// in the same process (hub run --max-turns) does not repeat them.
+// warned holds the persona warnings logged so far: a registry built again in the same
+// process (hub run --max-turns) does not repeat them.
 var warned sync.Map
 
 func warnOnce(log zerolog.Logger, msg string) {
@@ -22,10 +22,8 @@ func warnOnce(log zerolog.Logger, msg string) {
 	}
 }
 
-// ForCwd is base's agents with the personas visible from cfg.Cwd (cfg is
-// the config loaded there) in place of base's own: an editor session or a
-// run in another directory than hub's sees that project's personas, and
-// not the launch directory's.
+// ForCwd is base's agents with the personas visible from cfg.Cwd (cfg is the config
+// loaded there) in place of base's own.
 func ForCwd(base *adapters.Registry, cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	r := adapters.NewRegistry()
 	if base != nil {
@@ -40,11 +38,10 @@ func ForCwd(base *adapters.Registry, cfg *config.Config, log zerolog.Logger) *ad
 	return r
 }
 
-// registerPersonas registers every persona visible from the config's
-// directory after the agents, on its backend (the file's agent, else the
-// default agent, else claude). A persona never takes an agent's name; an
-// untrusted one is registered but cannot start, so it is listed with the
-// reason. Its notes and the files that could not be used are logged once.
+// registerPersonas registers every persona visible from the config's directory after the
+// agents, on its backend (the file's agent, else the default agent, else claude). A
+// persona never takes an agent's name; an untrusted one is registered but cannot start,
+// so it is listed with the reason.
 func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 	list, warns := personas.Discover(personas.Dirs{Cwd: cfg.Cwd, TrustProject: cfg.TrustProject})
 	for _, w := range warns {
