@@ -183,8 +183,7 @@ type Access string
 const (
 	// AccessAgentDefault leaves the agent's own sandbox and approval rules.
 	AccessAgentDefault Access = ""
-	// AccessAskFirst means nothing writes or runs a command unasked: every
-	// such tool call becomes a permission request or is refused.
+	// AccessAskFirst means nothing writes or runs a command unasked: it is asked or refused.
 	AccessAskFirst Access = "ask-first"
 )
 

@@ -1,7 +1,6 @@
-// Package adapters defines the seam between hub's front ends (ACP server, CI
-// runner) and the agents it drives: the normalized Event stream, the Adapter
-// and Session interfaces every backend implements, and the registry of
-// adapters by name.
+// Package adapters defines the seam between hub's front ends (ACP server, CI runner) and
+// the agents it drives: the normalized Event stream, the Adapter and Session interfaces
+// every backend implements, and the registry of adapters by name.
 package adapters
 
 import (
@@ -282,14 +281,14 @@ type PermissionOption struct {
 	Kind PermissionOptionKind `json:"kind"`
 }
 
-// PermissionDecision is the answer to a PermissionRequest. Cancelled means
-// the turn was cancelled and the tool must not run.
+// PermissionDecision is the answer to a PermissionRequest. Cancelled means the turn was
+// cancelled and the tool must not run.
 type PermissionDecision struct {
 	OptionID  string               `json:"optionId,omitempty"`
 	Kind      PermissionOptionKind `json:"kind,omitempty"`
 	Cancelled bool                 `json:"cancelled,omitempty"`
-	// By and Reason say what decided and why, when hub's gate did (the
-	// native loop records them in its transcript).
+	// By and Reason say what decided and why, when hub's gate did (the native loop's
+	// transcript records them).
 	By, Reason string `json:"-"`
 }
 
@@ -297,17 +296,15 @@ func (d PermissionDecision) Allowed() bool {
 	return !d.Cancelled && (d.Kind == AllowOnce || d.Kind == AllowAlways)
 }
 
-// PermissionRequest asks the user before a tool runs. The consumer of the
-// event must call Respond exactly once; the adapter blocks in Wait (or reads
-// Decision()) until then. Extra calls to Respond are ignored.
+// PermissionRequest asks the user before a tool runs. The consumer of the event must call
+// Respond; only the first call counts.
 type PermissionRequest struct {
 	Tool    ToolCall           `json:"tool"`
 	Options []PermissionOption `json:"options"`
-	// Refusal is a refusal taken before the gate (a persona's deny rule),
-	// which the gate reports as its decision. It can only narrow.
+	// Refusal is a refusal taken before the gate (a persona's deny rule), which the gate
+	// reports as its decision. It can only narrow.
 	Refusal *Refusal `json:"refusal,omitempty"`
-	// MustAsk says why a persona's ask rule, or the native loop's doom
-	// loop check, has the call asked every time.
+	// MustAsk says why a persona's ask rule, or the doom loop check, asks every time.
 	MustAsk string `json:"mustAsk,omitempty"`
 	// Repeated marks the doom loop check's question (may a repeated call run again?):
 	// where nobody can answer, the repetition stops, which refuses no permission.

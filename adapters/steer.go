@@ -5,8 +5,7 @@ import (
 	"errors"
 )
 
-// ErrNoTurn means Steer found no turn to join: the input should run as a
-// prompt of its own.
+// ErrNoTurn means Steer found no turn to join: the input should run as a prompt of its own.
 var ErrNoTurn = errors.New("no turn is running")
 
 type judgedKey struct{}

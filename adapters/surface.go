@@ -13,16 +13,14 @@ type Surface struct {
 	Options []ConfigOption
 }
 
-// Option IDs the front ends know by meaning; an agent's other options keep
-// the agent's own IDs.
+// Option IDs the front ends know by meaning; an agent's other options keep its own IDs.
 const (
 	OptionModel  = "model"
 	OptionMode   = "mode"
 	OptionEffort = "effort"
 )
 
-// ConfigOption is one setting of a session: a select (Choices) or a
-// boolean (Value "true" or "false").
+// ConfigOption is one setting of a session: a select (Choices) or a boolean.
 type ConfigOption struct {
 	ID          string
 	Name        string

@@ -19,9 +19,8 @@ const DefaultGrace = 5 * time.Second
 // grace period: Prompt returned without it, and the session must be closed.
 var ErrCancelTimeout = errors.New("the agent did not stop within the grace period after a cancel")
 
-// PermissionFunc asks the user whether a tool may run. Prompt calls it on
-// its own goroutine, in order with the turn's events; it must return when
-// ctx ends.
+// PermissionFunc asks the user whether a tool may run. Prompt calls it on its own
+// goroutine, in order with the turn's events; it must return when ctx ends.
 type PermissionFunc func(ctx context.Context, req *PermissionRequest) PermissionDecision
 
 // TurnError is a turn that ended in failure; Info says why.
@@ -34,16 +33,12 @@ func (e *TurnError) Error() string { return e.Info.Message }
 func (e *TurnError) Unwrap() error { return e.Err }
 
 type TurnRules struct {
-	// Permission answers the agent's permission requests; nil passes each
-	// on to emit as an EventPermission, whose consumer must Respond.
+	// Permission answers the agent's permission requests; nil passes each on to emit as
+	// an EventPermission, whose consumer must Respond.
 	Permission PermissionFunc
-	// Ask puts the agent's questions to the user; nil answers that the
-	// front end cannot ask.
-	Ask AskFunc
-	// Grace bounds the wait for a cancelled turn to end (0: DefaultGrace).
-	Grace time.Duration
-	// Interrupt asks the agent to stop the turn; Run calls it once when
-	// the prompt's context ends first.
+	Ask        AskFunc       // nil answers that the front end cannot ask
+	Grace      time.Duration // bounds the wait for a cancelled turn to end (0: DefaultGrace)
+	// Interrupt asks the agent to stop the turn; Run calls it once when ctx ends first.
 	Interrupt func()
 	Unknown   *UnknownRecords // nil: no warning about records hub does not understand
 }
