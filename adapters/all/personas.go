@@ -3,6 +3,7 @@ package all
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -47,12 +48,9 @@ func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logg
 	for _, w := range warns {
 		warnOnce(log, w.String())
 	}
-	agents := map[string]bool{}
-	for _, n := range r.Names() {
-		agents[n] = true
-	}
+	agents := r.Names()
 	for _, p := range list {
-		if agents[p.Name] {
+		if slices.Contains(agents, p.Name) {
 			warnOnce(log, fmt.Sprintf("%s: persona %q is not used: an agent has that name", p.File, p.Name))
 			continue
 		}
@@ -61,7 +59,7 @@ func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logg
 		}
 		p.Agent = cmp.Or(p.Agent, cfg.DefaultAgent, "claude")
 		a := &personas.Adapter{P: p}
-		if agents[p.Agent] { // else Ready and Start say the backend is unknown
+		if slices.Contains(agents, p.Agent) { // else Ready and Start say the backend is unknown
 			a.Backend, _ = r.Get(p.Agent)
 		}
 		r.Register(a)

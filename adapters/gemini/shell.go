@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/internal/safefile"
@@ -41,10 +42,9 @@ func plainShellEnv(optsEnv map[string]string, env []string, cwd string) (map[str
 // shellSettingFile returns the first settings file gemini reads for cwd that sets
 // tools.shell.enableInteractiveShell.
 func shellSettingFile(env map[string]string, cwd string) string {
-	for _, f := range settingsFiles(env, cwd) {
-		if setsInteractiveShell(f) {
-			return f
-		}
+	files := settingsFiles(env, cwd)
+	if i := slices.IndexFunc(files, setsInteractiveShell); i >= 0 {
+		return files[i]
 	}
 	return ""
 }
