@@ -207,8 +207,8 @@ type Usage struct {
 	ContextUsed      int64    `json:"contextUsed,omitempty"`
 	ContextSize      int64    `json:"contextSize,omitempty"`
 	CostUSD          *float64 `json:"costUsd,omitempty"`
-	// PerRequest says the counts are one model request's, not the turn's
-	// or session's so far: a consumer sums them (the native loop).
+	// PerRequest says the counts are one model request's, not the turn's or session's so
+	// far: a consumer sums them (the native loop).
 	PerRequest bool `json:"-"`
 }
 
@@ -231,8 +231,7 @@ type ErrorInfo struct {
 	Code    ErrorCode `json:"code,omitempty"`
 	Detail  string    `json:"detail,omitempty"` // e.g. the agent's last stderr lines
 	Fatal   bool      `json:"fatal,omitempty"`
-	// Status is the model service's HTTP status (401, 429, 500…), when the agent says it.
-	Status int `json:"status,omitempty"`
+	Status  int       `json:"status,omitempty"` // the model service's HTTP status, if the agent says it
 	// Retry marks the agent's notice that it retries a failed model call
 	// (RetryError): Code says why, and it never fails a turn by itself.
 	Retry bool `json:"retry,omitempty"`

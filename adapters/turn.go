@@ -43,14 +43,13 @@ type TurnRules struct {
 	Unknown   *UnknownRecords // nil: no warning about records hub does not understand
 }
 
-// RulesOf returns the rules opts set for a session's turns; unknown may
-// be nil when the adapter notes unknown records itself.
+// RulesOf returns the rules opts set for a session's turns; unknown may be nil when the
+// adapter notes unknown records itself.
 func RulesOf(opts SessionOptions, interrupt func(), unknown *UnknownRecords) TurnRules {
 	return TurnRules{Permission: opts.Permission, Ask: opts.Ask, Grace: opts.CancelGrace, Interrupt: interrupt, Unknown: unknown}
 }
 
-// TurnQueue bounds the events a turn holds for a consumer that is not
-// keeping up (an editor that stopped reading).
+// TurnQueue bounds the events a turn holds for a consumer that is not keeping up.
 const TurnQueue = 256
 
 // Turn carries one prompt's events, in order, from an agent's reader to the caller of
