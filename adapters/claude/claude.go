@@ -94,8 +94,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 
 // args builds claude's argv after the program name.
 func (a *Adapter) args(opts adapters.SessionOptions) []string {
-	args := append([]string{}, a.argv[1:]...)
-	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+	args := append(slices.Clone(a.argv[1:]), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio")
 	args = adapters.AppendFlags(args, "--model", chosen(opts.Model), "--permission-mode", chosen(opts.Mode),
 		"--effort", chosen(opts.Options[adapters.OptionEffort]))
