@@ -6,12 +6,11 @@ import (
 	"strings"
 )
 
-// AgentPath makes p, a path an agent reported, absolute against the
-// agent's cwd in the agent's own path style: a POSIX cwd (an agent on
-// Linux or macOS, or a recording made there and replayed anywhere) joins
-// with "/"; otherwise the host's rules apply, where a Windows path rooted
-// without a drive (\x) is on the cwd's drive. ok is false when p is
-// relative and there is no cwd to resolve it against.
+// AgentPath makes p, a path an agent reported, absolute against the agent's cwd in the
+// agent's own path style: a POSIX cwd (an agent on Linux or macOS, or a recording made
+// there replayed anywhere) joins with "/"; otherwise the host's rules apply, where a
+// Windows path rooted without a drive (\x) is on the cwd's drive. ok is false when p is
+// relative and there is no cwd.
 func AgentPath(cwd, p string) (abs string, ok bool) {
 	if p == "" {
 		return "", false

@@ -9,15 +9,12 @@ import (
 	"strings"
 )
 
-// LineDecoder turns one line an agent wrote into events; every agent's
-// decoder is one.
 type LineDecoder interface {
 	Decode(line []byte) []Event
 }
 
-// RawEvent wraps a record hub does not understand, copied so it never
-// aliases the reader's buffer. Invalid JSON is kept as a JSON string so the
-// event stays marshalable.
+// RawEvent wraps a record hub does not understand, copied off the reader's buffer;
+// invalid JSON is kept as a JSON string so the event stays marshalable.
 func RawEvent(source string, rec []byte) Event {
 	raw := json.RawMessage(bytes.Clone(rec))
 	if !json.Valid(raw) {
@@ -39,9 +36,8 @@ var statusCodes = map[int]ErrorCode{401: CodeAuth, 403: CodeAuth, 429: CodeRateL
 // StatusCode is the code a model service's HTTP status stands for.
 func StatusCode(status int) ErrorCode { return cmp.Or(statusCodes[status], CodeProvider) }
 
-// RetryError is an agent's notice that it retries a failed model call
-// (attempt is "N" or "N of M"); the HTTP status, 0 when it names none,
-// decides the code.
+// RetryError is an agent's notice that it retries a failed model call (attempt is "N" or
+// "N of M"); the HTTP status, 0 when it names none, decides the code.
 func RetryError(agent string, status int, attempt, detail string) *ErrorInfo {
 	e := &ErrorInfo{Message: agent + ": API request failed", Code: StatusCode(status), Status: status, Detail: detail, Retry: true}
 	if status != 0 {
@@ -51,9 +47,8 @@ func RetryError(agent string, status int, attempt, detail string) *ErrorInfo {
 	return e
 }
 
-// ErrorRepeats reports whether an error among evs (a fatal one when fatal
-// is set) says text in its message or detail: an agent that reports a
-// failure twice, as text and as an error, is shown it once.
+// ErrorRepeats reports whether an error among evs (a fatal one when fatal is set) says
+// text: an agent that reports a failure twice, as text and as an error, is shown it once.
 func ErrorRepeats(evs []Event, text string, fatal bool) bool {
 	return slices.ContainsFunc(evs, func(e Event) bool {
 		return e.Type == EventError && e.Error != nil && (e.Error.Fatal || !fatal) &&

@@ -1,7 +1,6 @@
-// Package adapters defines the seam between hub's front ends (ACP server, CI
-// runner) and the agents it drives: the normalized Event stream, the Adapter
-// and Session interfaces every backend implements, and the registry of
-// adapters by name.
+// Package adapters defines the seam between hub's front ends (ACP server, CI runner) and
+// the agents it drives: the normalized Event stream, the Adapter and Session interfaces
+// every backend implements, and the registry of adapters by name.
 package adapters
 
 import (
@@ -11,7 +10,6 @@ import (
 	"sync"
 )
 
-// EventType names the kind of a normalized Event.
 type EventType string
 
 const (
@@ -31,10 +29,8 @@ const (
 	EventDecision    EventType = "decision"     // hub decided whether a tool call may run (Decision)
 )
 
-// Decision is one permission decision, whatever took it: the hard deny
-// list, a rule, a grant, an "always" answer, a hook, a skill, the user or
-// --approve (By), with the reason a user can read. Permission is set on
-// its event when the decision answered an agent's request.
+// Decision is one permission decision, whatever took it (By: the deny list, a rule, a
+// grant, a hook, a skill, the user, --approve…), with the reason a user can read.
 type Decision struct {
 	ToolID  string   `json:"toolId"`
 	Title   string   `json:"title,omitempty"`
@@ -42,7 +38,7 @@ type Decision struct {
 	Allowed bool     `json:"allowed"`
 	By      string   `json:"by"`
 	Reason  string   `json:"reason,omitempty"`
-	// Answer is the option that answered the agent's request, if any.
+	// Answer is set, with its event's Permission, when it answered an agent's request.
 	Answer *PermissionDecision `json:"answer,omitempty"`
 }
 
@@ -62,10 +58,8 @@ const (
 type Event struct {
 	Type EventType `json:"type"`
 
-	// Text holds the delta for EventText and EventThought.
-	Text string `json:"text,omitempty"`
-	// MessageID groups text deltas into one message when the agent says so.
-	MessageID string `json:"messageId,omitempty"`
+	Text      string `json:"text,omitempty"`      // EventText and EventThought delta
+	MessageID string `json:"messageId,omitempty"` // groups deltas into one message, if the agent says
 
 	// Tool is set for EventToolCall (complete) and EventToolUpdate (only the
 	// fields that changed, plus ID).
@@ -81,8 +75,7 @@ type Event struct {
 	Commands   []Command          `json:"commands,omitempty"`
 	Error      *ErrorInfo         `json:"error,omitempty"`
 
-	// StopReason is set for EventDone.
-	StopReason StopReason `json:"stopReason,omitempty"`
+	StopReason StopReason `json:"stopReason,omitempty"` // EventDone
 
 	// Raw carries the original record for EventRaw; Source names the wire
 	// format and record type it came from (e.g. "claude:system/hook").
@@ -101,7 +94,6 @@ type Compaction struct {
 // ToolKind matches ACP's ToolKind enum.
 type ToolKind string
 
-// ChangesFiles says a tool of this kind changes the files it names.
 func (k ToolKind) ChangesFiles() bool { return k == KindEdit || k == KindDelete || k == KindMove }
 
 const (
@@ -139,13 +131,11 @@ type ToolCall struct {
 	Content   []ToolContent   `json:"content,omitempty"`
 	RawInput  json.RawMessage `json:"rawInput,omitempty"`
 	RawOutput json.RawMessage `json:"rawOutput,omitempty"`
-	// Shell is the shell the call's command line runs in, when the tool
-	// knows it (the native loop's bash tool); unknown, hub reads a line as
-	// each shell it may run in would.
+	// Shell runs the call's command line, when the tool knows it (the native loop's
+	// bash tool); unknown, hub reads a line as each shell it may run in would.
 	Shell Shell `json:"-"`
 }
 
-// Shell names a shell whose grammar a command line is read in.
 type Shell string
 
 const (
@@ -161,7 +151,6 @@ type Location struct {
 	Line int    `json:"line,omitempty"`
 }
 
-// ToolContentType discriminates ToolContent.
 type ToolContentType string
 
 const (
@@ -171,8 +160,7 @@ const (
 	ToolContentTerminal ToolContentType = "terminal"
 )
 
-// ToolContent is output attached to a tool call: text, an image, a diff or a
-// reference to an editor terminal.
+// ToolContent is output attached to a tool call.
 type ToolContent struct {
 	Type       ToolContentType `json:"type"`
 	Text       string          `json:"text,omitempty"`
@@ -184,14 +172,12 @@ type ToolContent struct {
 	TerminalID string          `json:"terminalId,omitempty"`
 }
 
-// EditDiff is the diff content of replacing old with new in path.
 func EditDiff(path, old, new string) ToolContent {
 	return ToolContent{Type: ToolContentDiff, Path: path, OldText: &old, NewText: new}
 }
 
-// MCPContent is the text and image blocks of an MCP tool result's content
-// (decoded into ToolContent, whose members are named alike) as tool
-// output; other blocks, empty texts and members of neither are left out.
+// MCPContent keeps the non-empty text and the image blocks of an MCP tool result's content
+// (decoded into ToolContent, whose members are named alike), without other members.
 func MCPContent(blocks []ToolContent) []ToolContent {
 	var out []ToolContent
 	for _, c := range blocks {
@@ -205,7 +191,6 @@ func MCPContent(blocks []ToolContent) []ToolContent {
 	return out
 }
 
-// PlanEntry is one item of the agent's plan.
 type PlanEntry struct {
 	Content  string `json:"content"`
 	Priority string `json:"priority"` // high | medium | low
@@ -222,12 +207,11 @@ type Usage struct {
 	ContextUsed      int64    `json:"contextUsed,omitempty"`
 	ContextSize      int64    `json:"contextSize,omitempty"`
 	CostUSD          *float64 `json:"costUsd,omitempty"`
-	// PerRequest says the counts are one model request's, not the turn's
-	// or session's so far: a consumer sums them (the native loop).
+	// PerRequest says the counts are one model request's, not the turn's or session's so
+	// far: a consumer sums them (the native loop).
 	PerRequest bool `json:"-"`
 }
 
-// SessionInfo reports what the agent knows about its own session.
 type SessionInfo struct {
 	AgentSessionID string `json:"agentSessionId,omitempty"` // pass back as SessionOptions.ResumeID
 	Title          string `json:"title,omitempty"`
@@ -247,9 +231,7 @@ type ErrorInfo struct {
 	Code    ErrorCode `json:"code,omitempty"`
 	Detail  string    `json:"detail,omitempty"` // e.g. the agent's last stderr lines
 	Fatal   bool      `json:"fatal,omitempty"`
-	// Status is the model service's HTTP status, when the agent says it
-	// (a retry notice or the final failure): 401, 429, 500…
-	Status int `json:"status,omitempty"`
+	Status  int       `json:"status,omitempty"` // the model service's HTTP status, if the agent says it
 	// Retry marks the agent's notice that it retries a failed model call
 	// (RetryError): Code says why, and it never fails a turn by itself.
 	Retry bool `json:"retry,omitempty"`
@@ -279,9 +261,7 @@ const (
 	CodeNotInstalled ErrorCode = "not_installed" // the agent's program is missing
 	CodeStart        ErrorCode = "start"         // the agent's program is there but did not start
 	CodeUsage        ErrorCode = "usage"         // hub was asked for something impossible
-	// CodeCrash marks an error whose agent process is gone: the session
-	// cannot take another prompt and must be started again.
-	CodeCrash ErrorCode = "crash"
+	CodeCrash        ErrorCode = "crash"         // the agent process is gone: start the session again
 )
 
 // PermissionOptionKind matches ACP's PermissionOptionKind enum.
@@ -294,44 +274,39 @@ const (
 	RejectAlways PermissionOptionKind = "reject_always"
 )
 
-// PermissionOption is one answer the user may pick.
 type PermissionOption struct {
 	ID   string               `json:"id"`
 	Name string               `json:"name"`
 	Kind PermissionOptionKind `json:"kind"`
 }
 
-// PermissionDecision is the answer to a PermissionRequest. Cancelled means
-// the turn was cancelled and the tool must not run.
+// PermissionDecision is the answer to a PermissionRequest. Cancelled means the turn was
+// cancelled and the tool must not run.
 type PermissionDecision struct {
 	OptionID  string               `json:"optionId,omitempty"`
 	Kind      PermissionOptionKind `json:"kind,omitempty"`
 	Cancelled bool                 `json:"cancelled,omitempty"`
-	// By and Reason say what decided and why, when hub's gate did (the
-	// native loop records them in its transcript).
+	// By and Reason say what decided and why, when hub's gate did (the native loop's
+	// transcript records them).
 	By, Reason string `json:"-"`
 }
 
-// Allowed reports whether the decision lets the tool run.
 func (d PermissionDecision) Allowed() bool {
 	return !d.Cancelled && (d.Kind == AllowOnce || d.Kind == AllowAlways)
 }
 
-// PermissionRequest asks the user before a tool runs. The consumer of the
-// event must call Respond exactly once; the adapter blocks in Wait (or reads
-// Decision()) until then. Extra calls to Respond are ignored.
+// PermissionRequest asks the user before a tool runs. The consumer of the event must call
+// Respond; only the first call counts.
 type PermissionRequest struct {
 	Tool    ToolCall           `json:"tool"`
 	Options []PermissionOption `json:"options"`
-	// Refusal is a refusal taken before the gate (a persona's deny rule),
-	// which the gate reports as its decision. It can only narrow.
+	// Refusal is a refusal taken before the gate (a persona's deny rule), which the gate
+	// reports as its decision. It can only narrow.
 	Refusal *Refusal `json:"refusal,omitempty"`
-	// MustAsk says why a persona's ask rule, or the native loop's doom
-	// loop check, has the call asked every time.
+	// MustAsk says why a persona's ask rule, or the doom loop check, asks every time.
 	MustAsk string `json:"mustAsk,omitempty"`
-	// Repeated marks the doom loop check's question (may a call made
-	// several times in a row run again?): where nobody can answer, the
-	// repetition stops, which refuses no permission.
+	// Repeated marks the doom loop check's question (may a repeated call run again?):
+	// where nobody can answer, the repetition stops, which refuses no permission.
 	Repeated bool `json:"-"`
 	// Unasked and Hook are the native loop's say after the gate's denies: a
 	// read runs unasked if no rule decides; a hook refuses or allows.
@@ -349,7 +324,6 @@ type Refusal struct {
 	Reason string `json:"reason"`
 }
 
-// NewPermissionRequest builds a request whose decision can be awaited.
 func NewPermissionRequest(tool ToolCall, options []PermissionOption) *PermissionRequest {
 	if len(options) == 0 {
 		options = DefaultPermissionOptions()
@@ -380,15 +354,13 @@ func (p *PermissionRequest) Respond(d PermissionDecision) {
 	})
 }
 
-// Decision returns the channel the single decision arrives on.
 func (p *PermissionRequest) Decision() <-chan PermissionDecision { return p.decision }
 
-// OptionFor returns the first option of the given kind, if any.
+// OptionFor returns the first option of the given kind.
 func (p *PermissionRequest) OptionFor(kind PermissionOptionKind) (PermissionOption, bool) {
-	for _, o := range p.Options {
-		if o.Kind == kind {
-			return o, true
-		}
+	i := slices.IndexFunc(p.Options, func(o PermissionOption) bool { return o.Kind == kind })
+	if i < 0 {
+		return PermissionOption{}, false
 	}
-	return PermissionOption{}, false
+	return p.Options[i], true
 }

@@ -5,12 +5,10 @@ import (
 	"fmt"
 )
 
-// Forward is embedded by a session that wraps another to change some of
-// what it does: it passes the optional session features on to the wrapped
-// session and, where that lacks one, answers what a front end does
-// without it: restart to change a setting, no surface, no exit to report.
-// Steering is left out: a front end asks a session that cannot steer to
-// queue the input instead.
+// Forward is embedded by a session that wraps another: it passes the optional session
+// features on to the wrapped session and, where that lacks one, answers what a front end
+// does without it (restart to change a setting, no surface, no exit to report). Steering
+// is left out: a front end queues the input for a session that cannot steer.
 type Forward struct{ Session }
 
 var (

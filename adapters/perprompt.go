@@ -9,25 +9,23 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// PerPrompt is a session that runs one agent process per prompt (codex
-// exec, the stream-json fallback of ACP agents) and resumes the agent
-// session the last process reported. Cancelling a turn stops its process.
+// PerPrompt is a session that runs one agent process per prompt (codex exec, the
+// stream-json fallback of ACP agents) and resumes the agent session the last process
+// reported. Cancelling a turn stops its process.
 type PerPrompt struct {
 	Name     string
 	ResumeID string // the agent session the first prompt resumes ("": a new one)
-	// Command is the process of one prompt resuming resumeID, built with
-	// the session locked; done (may be nil) runs once that process is
-	// gone, or at once when it does not start.
+	// Command is the process of one prompt resuming resumeID, built with the session
+	// locked; done (may be nil) runs once that process is gone, or at once when it does
+	// not start.
 	Command func(prompt []Content, resumeID string) (spec proc.Spec, done func(), err error)
-	// Started (may be nil) runs, with the session locked, once a prompt's
-	// process started: what Command gave it reached the agent.
-	Started func()
-	// NewDecoder is the decoder of one prompt's output.
-	NewDecoder func() LineDecoder
-	// Rules are the turns' rules; the session sets their Interrupt.
-	Rules TurnRules
-	// Notice (may be "") starts the first turn, as a warning: the
-	// project files the agent runs without.
+	// Started (may be nil) runs, with the session locked, once a prompt's process
+	// started: what Command gave it reached the agent.
+	Started    func()
+	NewDecoder func() LineDecoder // of one prompt's output
+	Rules      TurnRules          // the session sets their Interrupt
+	// Notice (may be "") starts the first turn, as a warning: the project files the agent
+	// runs without.
 	Notice string
 
 	id       atomic.Value   // string: the agent session the next prompt resumes
@@ -37,7 +35,7 @@ type PerPrompt struct {
 	watchers sync.WaitGroup // one per process, until it is gone
 }
 
-// ID implements Session: the agent session id last reported.
+// ID is the agent session id last reported.
 func (s *PerPrompt) ID() string {
 	if id, ok := s.id.Load().(string); ok {
 		return id
@@ -45,7 +43,6 @@ func (s *PerPrompt) ID() string {
 	return s.ResumeID
 }
 
-// Prompt implements Session.
 func (s *PerPrompt) Prompt(ctx context.Context, prompt []Content, emit func(Event)) (StopReason, error) {
 	t, err := s.start(ctx, prompt)
 	if err != nil {
@@ -100,8 +97,7 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 	return p, done, nil
 }
 
-// watch stops p (its Spec's StopSignal, then its Grace) once t is
-// cancelled, by the prompt's caller or by Close.
+// watch stops p (its Spec's StopSignal, then its Grace) once t is cancelled.
 func (s *PerPrompt) watch(p *proc.Process, t *Turn) {
 	select {
 	case <-p.Done():
@@ -110,9 +106,8 @@ func (s *PerPrompt) watch(p *proc.Process, t *Turn) {
 	}
 }
 
-// run reads the prompt's process into t: each event to t and each agent
-// session id as the one the next prompt resumes, except the stream's
-// EventDone, which ends t once the process is gone.
+// run reads the prompt's process into t, keeping each agent session id for the next
+// prompt, and holds the stream's EventDone back until the process is gone.
 func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
 	dec := s.NewDecoder()
 	var end []Event
@@ -145,13 +140,11 @@ func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
 	s.turn.Exited(cancelled, end...)
 }
 
-// Note passes ev to the running turn as the agent's own (what it says
-// outside its output, such as gemini's retries); between turns it is
-// dropped.
+// Note passes ev to the running turn as the agent's own (what it says outside its
+// output, such as gemini's retries); between turns it is dropped.
 func (s *PerPrompt) Note(ev Event) { s.turn.Emit(ev) }
 
-// Close implements Session: it cancels the running turn and waits for its
-// process to be gone.
+// Close cancels the running turn and waits for its process to be gone.
 func (s *PerPrompt) Close() error {
 	s.mu.Lock()
 	s.closed = true

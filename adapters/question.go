@@ -10,9 +10,8 @@ import (
 // AskUserQuestion, codex's request_user_input); the consumer must Respond.
 const EventQuestion EventType = "question"
 
-// ErrCannotAsk means the front end has no way to put a question to the
-// user (the editor offers no elicitation and the question does not fit a
-// permission choice); the adapter tells the agent so in plain words.
+// ErrCannotAsk means the front end has no way to put a question to the user (no
+// elicitation, and it does not fit a permission choice); the adapter tells the agent.
 var ErrCannotAsk = errors.New("the editor cannot show this question")
 
 // Question is one question; ID keys its answer.
@@ -25,7 +24,6 @@ type Question struct {
 	Secret  bool             `json:"secret,omitempty"`  // never asked through a form
 }
 
-// QuestionOption is one choice of a Question.
 type QuestionOption struct {
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
@@ -41,20 +39,17 @@ type QuestionRequest struct {
 	answered chan struct{} // closed by Respond
 }
 
-// Answers is the user's reply: Values by question ID, or why there are
-// none.
+// Answers is the user's reply: Values by question ID, or why there are none.
 type Answers struct {
 	Values    map[string][]string `json:"values,omitempty"`
 	Declined  bool                `json:"declined,omitempty"`  // the user chose not to answer
 	Cancelled bool                `json:"cancelled,omitempty"` // the turn was cancelled
-	// Err is set when the front end could not ask (ErrCannotAsk).
-	Err error `json:"-"`
+	Err       error               `json:"-"`                   // the front end could not ask (ErrCannotAsk)
 }
 
 // AskFunc puts a question to the user; see TurnRules.Ask.
 type AskFunc func(ctx context.Context, q *QuestionRequest) Answers
 
-// NewQuestionRequest builds a request whose answers can be awaited.
 func NewQuestionRequest(toolID string, qs []Question) *QuestionRequest {
 	return &QuestionRequest{ToolID: toolID, Questions: qs, answer: make(chan Answers, 1), answered: make(chan struct{})}
 }
@@ -64,5 +59,4 @@ func (q *QuestionRequest) Respond(a Answers) {
 	q.once.Do(func() { q.answer <- a; close(q.answered) })
 }
 
-// Answer returns the channel the answers arrive on.
 func (q *QuestionRequest) Answer() <-chan Answers { return q.answer }

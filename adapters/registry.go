@@ -13,7 +13,6 @@ type Registry struct {
 	adapters map[string]Adapter
 }
 
-// NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{adapters: map[string]Adapter{}} }
 
 // Register adds or replaces an adapter under its Name.
@@ -23,7 +22,6 @@ func (r *Registry) Register(a Adapter) {
 	r.adapters[a.Name()] = a
 }
 
-// Get returns the adapter called name.
 func (r *Registry) Get(name string) (Adapter, error) {
 	r.mu.RLock()
 	a, ok := r.adapters[name]
@@ -34,8 +32,7 @@ func (r *Registry) Get(name string) (Adapter, error) {
 	return a, nil
 }
 
-// Has reports whether an adapter is called name, without the error Get
-// builds for a missing one (it lists every name, sorted).
+// Has is Get without the error it builds for a missing name.
 func (r *Registry) Has(name string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -43,7 +40,7 @@ func (r *Registry) Has(name string) bool {
 	return ok
 }
 
-// Names lists registered adapters in sorted order.
+// Names lists the registered adapters' names, sorted.
 func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()

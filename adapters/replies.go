@@ -6,9 +6,9 @@ import (
 	"sync"
 )
 
-// Replies are the requests hub sent an agent that wait for its reply, by
-// request id: the agent's reader answers them, and once the agent is gone
-// Close answers the rest and refuses new ones. The zero value is ready.
+// Replies are the requests hub sent an agent that wait for its reply, by request id: the
+// agent's reader answers them, and once the agent is gone Close answers the rest and
+// refuses new ones. The zero value is ready.
 type Replies[T any] struct {
 	mu     sync.Mutex
 	seq    int
@@ -16,7 +16,7 @@ type Replies[T any] struct {
 	closed error
 }
 
-// NewID is prefix and a number no earlier NewID gave, a new request's id.
+// NewID is a new request's id: prefix and a number no earlier NewID gave.
 func (r *Replies[T]) NewID(prefix string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -62,8 +62,8 @@ func (r *Replies[T]) Close(err error) {
 	}
 }
 
-// Call sends request id and waits for its reply, for ctx's end (its
-// error) or for Close; once Close ran it sends nothing (ErrClosed).
+// Call sends request id and waits for its reply, ctx's end or Close; once Close ran it
+// sends nothing (ErrClosed).
 func (r *Replies[T]) Call(ctx context.Context, id string, send func() error) (T, error) {
 	type reply struct {
 		v   T

@@ -6,10 +6,9 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// Running holds a session's one running turn: Prompt starts it, the
-// agent's reader emits to it, and its EventDone, End or Exited ends it.
-// A session that keeps more state beside the turn starts it under its own
-// lock, so that state and the turn change together.
+// Running holds a session's one running turn: Prompt starts it, the agent's reader emits
+// to it, and its EventDone, End or Exited ends it. A session that keeps more state beside
+// the turn starts it under its own lock, so that state and the turn change together.
 type Running struct {
 	mu   sync.Mutex
 	turn *Turn
@@ -26,8 +25,8 @@ func (r *Running) Start() (*Turn, error) {
 	return r.turn, nil
 }
 
-// StartOn is Start for a session of name's long-lived process p, which
-// once p exited refuses with its crash, wrapping closed (an ErrClosed).
+// StartOn is Start for a session of name's long-lived process p: once p exited it
+// refuses with its crash, wrapping closed (an ErrClosed).
 func (r *Running) StartOn(p *proc.Process, name string, closed error) (*Turn, error) {
 	if p.Exited() {
 		return nil, CrashError(p, name, closed)
@@ -48,8 +47,8 @@ func (r *Running) Cancelled() bool {
 	return t != nil && t.IsCancelled()
 }
 
-// Emit hands ev to the running turn, which an EventDone ends. When idle
-// it answers what ev asks as cancelled (no one would) and reports false.
+// Emit hands ev to the running turn, which an EventDone ends. When idle it refuses what
+// ev asks and reports false.
 func (r *Running) Emit(ev Event) bool {
 	switch t := r.Current(); {
 	case t == nil:
@@ -63,8 +62,8 @@ func (r *Running) Emit(ev Event) bool {
 	return true
 }
 
-// End ends t with evs (the last an EventDone) and, if t still runs, makes
-// the session idle; a nil t is nothing.
+// End ends t with evs (the last an EventDone) and, if t still runs, makes the session
+// idle; a nil t is nothing.
 func (r *Running) End(t *Turn, evs ...Event) {
 	if t == nil {
 		return
@@ -77,17 +76,14 @@ func (r *Running) End(t *Turn, evs ...Event) {
 	t.Close(evs...)
 }
 
-// Cancel marks the turn cancelled (its agent was asked to stop it); it
-// reports whether this call did.
+// Cancel marks the turn cancelled (its agent was asked to stop it); first says this call did.
 func (t *Turn) Cancel() (first bool) {
 	t.cancelOnce.Do(func() { close(t.cancelled); first = true })
 	return first
 }
 
-// Cancelled is closed once the turn is cancelled.
 func (t *Turn) Cancelled() <-chan struct{} { return t.cancelled }
 
-// IsCancelled reports whether the turn was cancelled.
 func (t *Turn) IsCancelled() bool { return isClosed(t.cancelled) }
 
 func isClosed(ch <-chan struct{}) bool {
@@ -99,8 +95,8 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
-// Exited ends the running turn once the agent is gone: cancelled when hub
-// stopped it, else with the crash's events.
+// Exited ends the running turn once the agent is gone: cancelled when hub stopped it,
+// else with the crash's events.
 func (r *Running) Exited(cancelled bool, crash ...Event) {
 	if cancelled {
 		crash = []Event{{Type: EventDone, StopReason: StopCancelled}}

@@ -14,17 +14,12 @@ import (
 )
 
 var (
-	// ErrBadCwd means the session's working directory cannot be used; a
-	// usage error, not the agent's.
-	ErrBadCwd = errors.New("bad working directory")
-	// ErrStart means the agent's program exists but did not start.
-	ErrStart = errors.New("agent did not start")
+	ErrBadCwd = errors.New("bad working directory") // a usage error, not the agent's
+	ErrStart  = errors.New("agent did not start")   // its program exists
 )
 
-// StartError maps a failure to spawn an agent's program to the sentinel a
-// front end acts on: a program that is not found is ErrNotInstalled, an
-// unusable working directory ErrBadCwd, anything else ErrStart, worded as
-// the cause alone (NotStarted names the agent).
+// StartError maps a failure to spawn an agent's program to the sentinel a front end acts
+// on, worded as the cause alone (NotStarted names the agent).
 func StartError(err error) error {
 	switch {
 	case err == nil:
@@ -37,12 +32,12 @@ func StartError(err error) error {
 	return Mark(ErrStart, err)
 }
 
-// Mark is err, also matching sentinel for errors.Is, worded as err alone:
-// the front end names the agent and the failure once (NotStarted).
+// Mark is err, also matching sentinel for errors.Is, worded as err alone: the front end
+// names the agent and the failure once (NotStarted).
 func Mark(sentinel, err error) error { return worded{err, sentinel, err} }
 
-// NotStarted is the one wording of agent's start failure err: the agent's
-// name once, then why. It still wraps err, so every sentinel in it counts.
+// NotStarted is the one wording of agent's start failure err: the agent's name once, then
+// why. It still wraps err.
 func NotStarted(agent string, err error) error {
 	return worded{errors.New(agent + " could not start: " + Why(agent, err)), err}
 }
@@ -53,8 +48,7 @@ type worded []error
 func (w worded) Error() string   { return w[0].Error() }
 func (w worded) Unwrap() []error { return w[1:] }
 
-// Why is err's text in a sentence that names agent already: agent's own
-// exit reads "it exited ...".
+// Why is err's text in a sentence that names agent already: "it exited ...".
 func Why(agent string, err error) string {
 	if ex := (*Exited)(nil); errors.As(err, &ex) && ex.Agent == agent && err.Error() == ex.Error() {
 		return "it" + strings.TrimPrefix(ex.Error(), agent)
@@ -62,17 +56,16 @@ func Why(agent string, err error) string {
 	return err.Error()
 }
 
-// Exited is an agent process (Agent) that ended (Ended: ended's words)
-// before it answered a request (Before); How is howExited.
+// Exited is an agent process that ended (Ended: how, in words) before it answered request
+// Before; How is howExited.
 type Exited struct{ Agent, Ended, Before, How string }
 
 func (e *Exited) Error() string {
 	return e.Agent + e.Ended + " before answering " + e.Before + " " + e.How
 }
 
-// Gone is err, the JSON-RPC request method to name's process p that got
-// no answer while ctx runs, as an *Exited once p has exited: which of a
-// broken pipe, the connection's end and the exit hub meets first must not
+// Gone is err, from request method to name's process p, as an *Exited once p has exited:
+// which of a broken pipe, the connection's end and the exit hub meets first must not
 // change it. It wraps no ErrClosed: a start it ends is a start failure.
 func Gone(ctx context.Context, p *proc.Process, name, method string, err error) error {
 	if re := (*jsonrpc.Error)(nil); err == nil || ctx.Err() != nil || errors.As(err, &re) {
@@ -92,8 +85,8 @@ func WithStderr(p *proc.Process, err error) error {
 	return err
 }
 
-// ErrorOf describes err, a failure to start an agent or send it a prompt,
-// with the code its sentinel stands for.
+// ErrorOf describes err, a failure to start an agent or send it a prompt, with the code
+// its sentinel stands for.
 func ErrorOf(err error) *ErrorInfo {
 	if te := (*TurnError)(nil); errors.As(err, &te) {
 		e := te.Info
@@ -115,8 +108,7 @@ func ErrorOf(err error) *ErrorInfo {
 	return e
 }
 
-// AppendFlags appends each flag and value of pairs (flag, value, flag,
-// value...) whose value is set: the optional flags of a command line.
+// AppendFlags appends each flag and value of pairs (flag, value, ...) whose value is set.
 func AppendFlags(args []string, pairs ...string) []string {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if pairs[i+1] != "" {
@@ -126,12 +118,11 @@ func AppendFlags(args []string, pairs ...string) []string {
 	return args
 }
 
-// PromptArg is prompt as a command line word a CLI never reads as an
-// option: one starting with - gets a space ahead. gemini's parser takes
-// the word after -p as an option when it starts with -, and qodercli
-// reads options in its query even after --; a prompt is written by
-// whoever drives the agent (a delegating agent too), so "--yolo" or
-// "--mcp-config={…}" would otherwise configure the CLI.
+// PromptArg is prompt as a command line word a CLI never reads as an option: one starting
+// with - gets a space ahead. gemini takes the word after -p as an option when it starts
+// with -, and qodercli reads options in its query even after --; since whoever drives
+// the agent (a delegating agent too) writes the prompt, "--yolo" or "--mcp-config={…}"
+// would otherwise configure the CLI.
 func PromptArg(prompt string) string {
 	if strings.HasPrefix(prompt, "-") {
 		return " " + prompt
@@ -139,8 +130,7 @@ func PromptArg(prompt string) string {
 	return prompt
 }
 
-// Environ is base (os.Environ() when nil) plus each map's entries in
-// order, so a later map wins: an agent process's environment.
+// Environ is base (os.Environ() when nil) plus each map's entries, a later map winning.
 func Environ(base []string, maps ...map[string]string) []string {
 	if base == nil {
 		base = os.Environ()

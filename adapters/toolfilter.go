@@ -5,16 +5,13 @@ import (
 	"strings"
 )
 
-// ToolFilter narrows a session's tools. Entries are tool kinds ("read",
-// "edit", "execute", …) or tool names, compared without letter case.
+// ToolFilter narrows a session's tools. Entries are tool kinds ("read", "edit", …) or
+// tool names, compared without letter case.
 type ToolFilter struct {
-	// Allow lists what may be used; nil allows every tool, an empty list
-	// none.
-	Allow []string `json:"allow"`
+	Allow []string `json:"allow"` // nil allows every tool, an empty list none
 	Deny  []string `json:"deny,omitempty"`
 }
 
-// Permits says whether a tool of this name and kind may be used.
 func (f *ToolFilter) Permits(name string, kind ToolKind) bool {
 	if f == nil {
 		return true
@@ -27,7 +24,7 @@ func (f *ToolFilter) Permits(name string, kind ToolKind) bool {
 	return (f.Allow == nil || hit(f.Allow)) && !hit(f.Deny)
 }
 
-// IsKind says whether s names a tool kind (any letter case).
+// IsKind says whether s names a tool kind, in any letter case.
 func IsKind(s string) bool {
 	switch ToolKind(strings.ToLower(s)) {
 	case KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindSwitchMode, KindOther:
@@ -36,12 +33,12 @@ func IsKind(s string) bool {
 	return false
 }
 
-// WriteKinds are the filter entries of the tool kinds that change files or
-// run commands, which plan and read-only modes deny.
+// WriteKinds are the tool kinds that change files or run commands, which plan and
+// read-only modes deny.
 var WriteKinds = []string{string(KindEdit), string(KindDelete), string(KindMove), string(KindExecute)}
 
-// Writes says whether a tool that changes files or runs commands may be
-// used: an agent whose own sandbox decides (codex) goes read-only when not.
+// Writes says whether a WriteKinds tool may be used: an agent whose own sandbox decides
+// (codex) goes read-only when not.
 func (f *ToolFilter) Writes() bool {
 	return slices.ContainsFunc(WriteKinds, func(k string) bool { return f.Permits("", ToolKind(k)) })
 }

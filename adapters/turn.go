@@ -11,21 +11,19 @@ import (
 	"github.com/hubdev/hub/internal/trace"
 )
 
-// DefaultGrace is how long a cancelled turn may take to end when the front
-// end sets no SessionOptions.CancelGrace.
+// DefaultGrace is how long a cancelled turn may take to end when the front end sets no
+// SessionOptions.CancelGrace.
 const DefaultGrace = 5 * time.Second
 
 // ErrCancelTimeout means the agent did not end a cancelled turn within the
 // grace period: Prompt returned without it, and the session must be closed.
 var ErrCancelTimeout = errors.New("the agent did not stop within the grace period after a cancel")
 
-// PermissionFunc asks the user whether a tool may run. Prompt calls it on
-// its own goroutine, in order with the turn's events; it must return when
-// ctx ends.
+// PermissionFunc asks the user whether a tool may run. Prompt calls it on its own
+// goroutine, in order with the turn's events; it must return when ctx ends.
 type PermissionFunc func(ctx context.Context, req *PermissionRequest) PermissionDecision
 
-// TurnError is a turn that ended in failure; Info says why, for a person
-// and, through its code, for a script.
+// TurnError is a turn that ended in failure; Info says why.
 type TurnError struct {
 	Info ErrorInfo
 	Err  error // the sentinel it stands for (ErrClosed for a crash), if any
@@ -34,42 +32,32 @@ type TurnError struct {
 func (e *TurnError) Error() string { return e.Info.Message }
 func (e *TurnError) Unwrap() error { return e.Err }
 
-// TurnRules are what every turn of one session shares.
 type TurnRules struct {
-	// Permission answers the agent's permission requests; nil passes each
-	// on to emit as an EventPermission, whose consumer must Respond.
+	// Permission answers the agent's permission requests; nil passes each on to emit as
+	// an EventPermission, whose consumer must Respond.
 	Permission PermissionFunc
-	// Ask puts the agent's questions to the user; nil answers that the
-	// front end cannot ask.
-	Ask AskFunc
-	// Grace bounds the wait for a cancelled turn to end (0: DefaultGrace).
-	Grace time.Duration
-	// Interrupt asks the agent to stop the turn; Run calls it once when
-	// the prompt's context ends first.
+	Ask        AskFunc       // nil answers that the front end cannot ask
+	Grace      time.Duration // bounds the wait for a cancelled turn to end (0: DefaultGrace)
+	// Interrupt asks the agent to stop the turn; Run calls it once when ctx ends first.
 	Interrupt func()
-	// Unknown, when set, warns about records hub does not understand.
-	Unknown *UnknownRecords
+	Unknown   *UnknownRecords // nil: no warning about records hub does not understand
 }
 
-// RulesOf returns the rules opts set for a session's turns; unknown may
-// be nil when the adapter notes unknown records itself.
+// RulesOf returns the rules opts set for a session's turns; unknown may be nil when the
+// adapter notes unknown records itself.
 func RulesOf(opts SessionOptions, interrupt func(), unknown *UnknownRecords) TurnRules {
 	return TurnRules{Permission: opts.Permission, Ask: opts.Ask, Grace: opts.CancelGrace, Interrupt: interrupt, Unknown: unknown}
 }
 
-// TurnQueue bounds the events a turn holds for a consumer that is not
-// keeping up (an editor that stopped reading).
+// TurnQueue bounds the events a turn holds for a consumer that is not keeping up.
 const TurnQueue = 256
 
-// Turn carries one prompt's events from an agent's reader to the caller of
-// Prompt. Events wait in memory, in order, until Run hands them on; Close
-// ends the turn after the events it queues, the last of which is normally
-// EventDone. Once a consumer is attached (Run, Events), Emit waits while
-// TurnQueue events are queued: a consumer that stalls stops the agent's
-// reader, the agent's pipe fills and the agent waits, so memory stays
-// bounded and no event is dropped. Before that, Emit never waits (an
-// adapter may queue events while its prompt request is still answered by
-// the reader it would block).
+// Turn carries one prompt's events, in order, from an agent's reader to the caller of
+// Prompt; Close ends it after the events it queues (normally ending with EventDone).
+// Once a consumer is attached (Run, Events), Emit waits while TurnQueue events are
+// queued: a stalled consumer stalls the agent's reader and so the agent, and memory
+// stays bounded without dropping events. Before that Emit never waits: an adapter may
+// queue events while its prompt request is still answered by the reader it would block.
 type Turn struct {
 	out      chan Event
 	mu       sync.Mutex
@@ -82,7 +70,6 @@ type Turn struct {
 	ended      chan struct{} // closed by Close
 }
 
-// NewTurn returns a turn ready for Emit and Run.
 func NewTurn() *Turn {
 	t := &Turn{out: make(chan Event), cancelled: make(chan struct{}), ended: make(chan struct{})}
 	t.changed = sync.NewCond(&t.mu)
@@ -90,8 +77,7 @@ func NewTurn() *Turn {
 	return t
 }
 
-// Events is the turn's raw stream, for a consumer that does not Run it
-// (a test reading a turn as a channel).
+// Events is the turn's raw stream, for a consumer that does not Run it.
 func (t *Turn) Events() <-chan Event {
 	t.attach()
 	return t.out
@@ -103,8 +89,8 @@ func (t *Turn) attach() {
 	t.mu.Unlock()
 }
 
-// Emit queues events, in one piece, waiting while the queue is full (see
-// Turn); after Close it drops them.
+// Emit queues events in one piece, waiting while the queue is full (see Turn); after
+// Close it drops them.
 func (t *Turn) Emit(evs ...Event) {
 	if len(evs) == 0 {
 		return
@@ -134,7 +120,6 @@ func (t *Turn) Ask(ctx context.Context, pr *PermissionRequest) PermissionDecisio
 	return PermissionDecision{Cancelled: true}
 }
 
-// Queued returns the number of events waiting for the consumer.
 func (t *Turn) Queued() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -153,8 +138,7 @@ func (t *Turn) Close(evs ...Event) {
 	t.mu.Unlock()
 }
 
-// pump hands the queued events on one at a time, so the queue is all
-// there is to bound.
+// pump hands queued events on one at a time, so the queue is all there is to bound.
 func (t *Turn) pump() {
 	for {
 		t.mu.Lock()
@@ -175,12 +159,11 @@ func (t *Turn) pump() {
 	}
 }
 
-// Run hands the turn's events to emit, on the caller's goroutine and in
-// order, until the turn ends, and returns its stop reason. It does what
-// every adapter would otherwise repeat: it asks permission through the
-// rules, notes unknown records, interrupts the agent when ctx ends and
-// gives it the grace period, ends as failed the tool calls the agent left
-// open, and decides whether the turn failed (a *TurnError).
+// Run hands the turn's events to emit, on the caller's goroutine and in order, until
+// the turn ends. It does what every adapter would otherwise repeat: it asks permission
+// through the rules, notes unknown records, interrupts the agent when ctx ends and gives
+// it the grace period, fails the tool calls left open, and decides whether the turn
+// failed (a *TurnError).
 func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReason, error) {
 	t.attach()
 	run := turnRun{emit: emit, rules: r, ended: t.ended}
@@ -218,8 +201,7 @@ func drain(events <-chan Event) {
 	}
 }
 
-// Refuse answers what ev asks, a permission or a question, as cancelled:
-// no one will.
+// Refuse answers what ev asks, a permission or a question, as cancelled: no one will.
 func (ev Event) Refuse() {
 	if ev.Permission != nil {
 		ev.Permission.Respond(PermissionDecision{Cancelled: true})
@@ -229,7 +211,6 @@ func (ev Event) Refuse() {
 	}
 }
 
-// turnRun is the state of one Run.
 type turnRun struct {
 	emit     func(Event)
 	rules    TurnRules
@@ -283,9 +264,8 @@ func (r *turnRun) note(ev Event) {
 	}
 }
 
-// failure is the one rule for a failed turn: a fatal error (the last one
-// wins), or nothing but non-fatal errors (the agent refused the prompt
-// with an "error" notice).
+// failure is the one rule for a failed turn: a fatal error (the last one wins), or
+// nothing but non-fatal errors (the agent refused the prompt with an "error" notice).
 func (r *turnRun) failure() *ErrorInfo {
 	switch {
 	case r.fatal != nil:
@@ -310,7 +290,6 @@ func (r *turnRun) ask(ctx context.Context, ev Event) {
 	}
 }
 
-// question puts the agent's question to the user, or says it cannot.
 func (r *turnRun) question(ctx context.Context, q *QuestionRequest) {
 	cancelled := Answers{Cancelled: true}
 	switch {
@@ -323,11 +302,9 @@ func (r *turnRun) question(ctx context.Context, q *QuestionRequest) {
 	}
 }
 
-// put puts req to the user through ask. Answered elsewhere (the agent
-// withdrew it, its turn was cancelled) or once the agent ended its turn
-// (it exited), the request is nobody's any more: the asking ends, and the
-// turn's later events do not wait behind it. A late answer is cancelled:
-// it grants nothing.
+// put puts req to the user through ask. Once answered elsewhere (withdrawn, cancelled)
+// or once the agent ended its turn, the asking ends so later events do not wait behind
+// it, and a late answer is cancelled: it grants nothing.
 func put[R, A any](ctx context.Context, ended, answered <-chan struct{}, req R, ask func(context.Context, R) A, cancelled A) A {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -345,8 +322,7 @@ func put[R, A any](ctx context.Context, ended, answered <-chan struct{}, req R, 
 	return cancelled
 }
 
-// track notes whether a tool call is open; started says the event may
-// open one the turn has not seen.
+// track notes whether a tool call is open; started says the event may open one.
 func (r *turnRun) track(t ToolCall, started bool) {
 	i := slices.IndexFunc(r.open, func(o ToolCall) bool { return o.ID == t.ID })
 	switch {
@@ -360,8 +336,8 @@ func (r *turnRun) track(t ToolCall, started bool) {
 	}
 }
 
-// finish ends the turn. After a cancel the stop reason is cancelled and
-// open tool calls are left to the client, which marks them itself.
+// finish ends the turn. After a cancel, open tool calls are left to the client, which
+// marks them itself.
 func (r *turnRun) finish(cancelled bool) (StopReason, error) {
 	if cancelled {
 		return StopCancelled, nil

@@ -14,11 +14,9 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// UnknownRecords warns the first time a stream meets each record type hub
-// does not understand, naming the agent's version against the version the
-// adapter was tested with, so a user can tell an untested upgrade from a hub
-// bug; repeats stay quiet so logs do not flood. One value per session (or
-// per adapter) decides the scope of "first".
+// UnknownRecords warns the first time a stream meets each record type hub does not
+// understand, naming the agent's version against the tested one, so a user can tell an
+// untested upgrade from a hub bug. One value per session (or adapter) scopes "first".
 type UnknownRecords struct {
 	log    zerolog.Logger
 	agent  string
@@ -29,18 +27,14 @@ type UnknownRecords struct {
 	seen map[string]bool
 }
 
-// UnknownOptions tune UnknownRecords.
 type UnknownOptions struct {
-	// Version names the agent's version ("" = unknown).
-	Version func() string
-	// SlowVersion means Version may run a process: the warning is then
-	// logged off the caller's goroutine so a stream reader never waits.
+	Version func() string // the agent's version ("" = unknown)
+	// SlowVersion means Version may run a process: the warning is then logged off the
+	// caller's goroutine so a stream reader never waits.
 	SlowVersion bool
-	// Quiet sources are logged at debug (extensions, banners): not news.
-	Quiet func(source string) bool
+	Quiet       func(source string) bool // logged at debug (extensions, banners): not news
 }
 
-// NewUnknownRecords returns a warner for agent, tested with tested.
 func NewUnknownRecords(log zerolog.Logger, agent, tested string, o UnknownOptions) *UnknownRecords {
 	if o.Version == nil {
 		o.Version = func() string { return "" }
@@ -78,11 +72,9 @@ func (u *UnknownRecords) warn(source string) {
 		Msgf("%s sent %s, which hub does not understand (%s); passing it on raw", u.agent, source, about)
 }
 
-// CLIVersion returns a func that runs `argv --version` once (bounded by
-// timeout) and reports the first line of its output, "" when it fails: for
-// channels that do not name the agent's version themselves. It runs
-// supervised, as an agent does: a child the program leaves (a shim's node)
-// ends with it, and its output's end is the tree's.
+// CLIVersion returns a func that runs `argv --version` once (bounded by timeout) and
+// reports the first line of its output, "" when it fails. It runs supervised, as an agent
+// does: a child the program leaves (a shim's node) ends with it.
 func CLIVersion(argv []string, env map[string]string, timeout time.Duration) func() string {
 	return sync.OnceValue(func() string {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)

@@ -1,6 +1,5 @@
-// Package all builds the registry of every adapter hub ships, plus the
-// agents and provider profiles named in config. The agents list is the one
-// place an agent is added: its package, and one line here.
+// Package all builds the registry of every adapter hub ships, plus the agents and
+// provider profiles named in config. The agents list is the one place an agent is added.
 package all
 
 import (
@@ -25,13 +24,11 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 )
 
-// agent is one agent CLI hub ships: its doctor spec and its adapter.
 type agent struct {
 	doctor agentspec.Spec
 	build  func(*config.Config, config.AgentConfig, zerolog.Logger) adapters.Adapter
 }
 
-// agents is the list of every agent CLI hub ships.
 var agents = []agent{
 	{claude.Doctor, func(cfg *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
 		a := claude.New(ac, log)
@@ -54,16 +51,14 @@ var agents = []agent{
 	}},
 }
 
-// AgentFile is a set of project files an agent CLI reads, with what the CLI
-// does without them.
+// AgentFile is a set of project files an agent CLI reads, with what it does without them.
 type AgentFile struct {
 	Files   []string
 	Without string
 }
 
-// AgentFiles are the files of the project in cwd that an agent CLI reads
-// unasked and hub lets it read only once 'hub trust' recorded them, each
-// set with what the CLI does without them.
+// AgentFiles are the files of the project in cwd that an agent CLI reads unasked and hub
+// lets it read only once 'hub trust' recorded them.
 func AgentFiles(cwd string) []AgentFile {
 	return []AgentFile{
 		{claude.ProjectSettings(cwd), "claude starts without it (its hooks, allow rules, MCP servers)"},
@@ -72,10 +67,9 @@ func AgentFiles(cwd string) []AgentFile {
 	}
 }
 
-// Registry returns a registry with the built-in adapters and every agent
-// and provider profile from cfg. A later registration replaces an earlier
-// one of the same name: a provider profile or an ACP agent from config wins
-// over a CLI of that name.
+// Registry returns a registry with the built-in adapters and every agent and provider
+// profile from cfg. A provider profile or an ACP agent from config replaces a CLI of
+// that name.
 func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	r := adapters.NewRegistry()
 	for _, a := range agents {
@@ -91,7 +85,6 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	return r
 }
 
-// registerNative registers the native agent loop's provider profiles.
 func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 	hk, err := hooks.New(cfg.Hooks)
 	if err != nil {
@@ -101,9 +94,8 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 		Hooks: hk, Sandbox: cfg.Sandbox.Policy()}, os.Getenv)
 }
 
-// registerReplay registers the scripted test agent only where the config
-// asks for it (type = "replay"), under the entry's name; it is never listed
-// by default.
+// registerReplay registers the scripted test agent only where the config asks for it
+// (type = "replay"), under the entry's name.
 func registerReplay(r *adapters.Registry, cfg *config.Config) {
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
@@ -116,8 +108,8 @@ func registerReplay(r *adapters.Registry, cfg *config.Config) {
 	}
 }
 
-// DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,
-// then the catalogued ACP agents no built-in shadows.
+// DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones, then the
+// catalogued ACP agents no built-in shadows.
 func DoctorSpecs() []agentspec.Spec {
 	var specs []agentspec.Spec
 	for _, a := range agents {

@@ -12,11 +12,10 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// registerCatalog registers every catalogued ACP agent whose program is
-// installed (or that [agents.NAME] gives a command), under the user's
-// overrides, unless a built-in or a provider profile has the name or
-// config disables it. Capabilities are the agent's own initialize answer
-// as doctor cached it, until a session learns them.
+// registerCatalog registers every catalogued ACP agent whose program is installed (or
+// that [agents.NAME] gives a command), unless a built-in or a provider profile has the
+// name or config disables it. Capabilities are the agent's initialize answer as doctor
+// cached it, until a session learns them.
 func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 	var bins []string
 	for _, e := range catalog.Entries() {
@@ -46,8 +45,8 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 }
 
 // registerConfigACP registers every ACP agent from config (the Zed/JetBrains
-// agent_servers shape). It runs after the built-in builders: protocol = "acp"
-// replaces a built-in of that name, a pasted entry only fills a free name.
+// agent_servers shape): protocol = "acp" replaces a built-in of that name, a pasted entry
+// only fills a free name.
 func registerConfigACP(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
@@ -60,8 +59,7 @@ func registerConfigACP(r *adapters.Registry, cfg *config.Config, log zerolog.Log
 	}
 }
 
-// acpConfig is the client of ACP agent name run as ac, with what every
-// ACP agent can do.
+// acpConfig is the client of ACP agent name run as ac, with what every ACP agent can do.
 func acpConfig(name string, ac config.AgentConfig, cfg *config.Config, log zerolog.Logger) acpclient.Config {
 	return acpclient.Config{Name: name, Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Logger: log, Sandbox: cfg.Sandbox.Policy(),
 		Caps: adapters.Capabilities{Permissions: true, MCP: true, UsesEditorFS: true, Resume: true, Skills: "prompt"}}

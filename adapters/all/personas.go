@@ -3,6 +3,7 @@ package all
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -12,8 +13,8 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-// warned holds the persona warnings logged so far: a registry built again
-// in the same process (hub run --max-turns) does not repeat them.
+// warned holds the persona warnings logged so far: a registry built again in the same
+// process (hub run --max-turns) does not repeat them.
 var warned sync.Map
 
 func warnOnce(log zerolog.Logger, msg string) {
@@ -22,10 +23,8 @@ func warnOnce(log zerolog.Logger, msg string) {
 	}
 }
 
-// ForCwd is base's agents with the personas visible from cfg.Cwd (cfg is
-// the config loaded there) in place of base's own: an editor session or a
-// run in another directory than hub's sees that project's personas, and
-// not the launch directory's.
+// ForCwd is base's agents with the personas visible from cfg.Cwd (cfg is the config
+// loaded there) in place of base's own.
 func ForCwd(base *adapters.Registry, cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	r := adapters.NewRegistry()
 	if base != nil {
@@ -40,22 +39,18 @@ func ForCwd(base *adapters.Registry, cfg *config.Config, log zerolog.Logger) *ad
 	return r
 }
 
-// registerPersonas registers every persona visible from the config's
-// directory after the agents, on its backend (the file's agent, else the
-// default agent, else claude). A persona never takes an agent's name; an
-// untrusted one is registered but cannot start, so it is listed with the
-// reason. Its notes and the files that could not be used are logged once.
+// registerPersonas registers every persona visible from the config's directory after the
+// agents, on its backend (the file's agent, else the default agent, else claude). A
+// persona never takes an agent's name; an untrusted one is registered but cannot start,
+// so it is listed with the reason.
 func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 	list, warns := personas.Discover(personas.Dirs{Cwd: cfg.Cwd, TrustProject: cfg.TrustProject})
 	for _, w := range warns {
 		warnOnce(log, w.String())
 	}
-	agents := map[string]bool{}
-	for _, n := range r.Names() {
-		agents[n] = true
-	}
+	agents := r.Names()
 	for _, p := range list {
-		if agents[p.Name] {
+		if slices.Contains(agents, p.Name) {
 			warnOnce(log, fmt.Sprintf("%s: persona %q is not used: an agent has that name", p.File, p.Name))
 			continue
 		}
@@ -64,7 +59,7 @@ func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logg
 		}
 		p.Agent = cmp.Or(p.Agent, cfg.DefaultAgent, "claude")
 		a := &personas.Adapter{P: p}
-		if agents[p.Agent] { // else Ready and Start say the backend is unknown
+		if slices.Contains(agents, p.Agent) { // else Ready and Start say the backend is unknown
 			a.Backend, _ = r.Get(p.Agent)
 		}
 		r.Register(a)

@@ -1,8 +1,6 @@
-// Package catalog is hub's built-in list of ACP agents (agents.json): each
-// agent's program, the arguments that make it speak ACP, how to install and
-// log in, and where it keeps its config and credentials. An entry whose
-// program is installed is an agent everywhere (registry, doctor, hub run)
-// with no configuration; [agents.NAME] overrides an entry field by field.
+// Package catalog is hub's built-in list of ACP agents (agents.json). An entry whose
+// program is installed is an agent everywhere (registry, doctor, hub run) with no
+// configuration; [agents.NAME] overrides an entry field by field.
 package catalog
 
 import (
@@ -13,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,42 +21,36 @@ import (
 //go:embed agents.json
 var data []byte
 
-// Entry is one catalogued ACP agent: one object of agents.json. Never
-// guess a flag: an agent whose ACP entry point could not be confirmed
-// stays out and is listed in the README as not supported yet.
+// Entry is one catalogued ACP agent. Never guess a flag: an agent whose ACP entry point
+// could not be confirmed stays out and is listed in the README as not supported yet.
 type Entry struct {
-	Name  string `json:"name"`  // registry name (--agent NAME; [agents.NAME] overrides it)
-	Title string `json:"title"` // what the agent calls itself
-	Bin   string `json:"bin"`   // the program an install puts on PATH
-	// Args make Bin speak ACP on stdio (empty when it does so bare).
-	Args []string `json:"args"`
-	// NPM is its npm package, when it ships as one; hub runs the installed
-	// binary, never npx. Install says how to install it otherwise.
-	NPM     string            `json:"npm"`
-	Install string            `json:"install"`
-	Env     map[string]string `json:"env"` // set when hub starts it
-	// ConfigDir is its config directory ("~" is the home directory);
-	// ConfigEnv names a variable that moves it.
-	ConfigDir string `json:"config_dir"`
-	ConfigEnv string `json:"config_env"`
-	// AuthEnv are variables that authenticate it (an API key or token);
-	// AuthFiles the files a login writes ($XDG_DATA_HOME and
-	// $XDG_CONFIG_HOME fall back to ~/.local/share and ~/.config).
+	Name  string   `json:"name"`  // registry name (--agent NAME; [agents.NAME] overrides it)
+	Title string   `json:"title"` // what the agent calls itself
+	Bin   string   `json:"bin"`   // the program an install puts on PATH
+	Args  []string `json:"args"`  // make Bin speak ACP on stdio
+	// NPM is its npm package, when it ships as one; hub runs the installed binary, never
+	// npx. Install says how to install it otherwise.
+	NPM       string            `json:"npm"`
+	Install   string            `json:"install"`
+	Env       map[string]string `json:"env"`        // set when hub starts it
+	ConfigDir string            `json:"config_dir"` // "~" is the home directory
+	ConfigEnv string            `json:"config_env"` // a variable that moves ConfigDir
+	// AuthEnv are variables that authenticate it; AuthFiles the files a login writes
+	// ($XDG_DATA_HOME and $XDG_CONFIG_HOME fall back to ~/.local/share and ~/.config).
 	// AuthRequired says it cannot work without one of them.
 	AuthEnv      []string `json:"auth_env"`
 	AuthFiles    []string `json:"auth_files"`
 	AuthRequired bool     `json:"auth_required"`
-	// Login are the arguments of its own login after Bin; nil when hub
-	// knows none, empty when running it bare asks how to sign in.
-	Login []string `json:"login"`
-	// Source is where the ACP entry point (and login) was confirmed.
-	Source string `json:"source"`
+	// Login are the arguments of its own login after Bin; nil when hub knows none, empty
+	// when running it bare asks how to sign in.
+	Login  []string `json:"login"`
+	Source string   `json:"source"` // where the ACP entry point (and login) was confirmed
 }
 
 var load = sync.OnceValues(func() ([]Entry, error) { return parse(data) })
 
-// Entries returns the catalogue in file order. The file is part of the
-// binary, so an error is a build defect the tests catch.
+// Entries returns the catalogue in file order. The file is part of the binary, so an
+// error is a build defect the tests catch.
 func Entries() []Entry {
 	entries, err := load()
 	if err != nil {
@@ -66,12 +59,10 @@ func Entries() []Entry {
 	return entries
 }
 
-// Lookup returns the entry called name.
 func Lookup(name string) (Entry, bool) {
-	for _, e := range Entries() {
-		if e.Name == name {
-			return e, true
-		}
+	entries := Entries()
+	if i := slices.IndexFunc(entries, func(e Entry) bool { return e.Name == name }); i >= 0 {
+		return entries[i], true
 	}
 	return Entry{}, false
 }
@@ -86,7 +77,6 @@ func parse(b []byte) ([]Entry, error) {
 	return out, nil
 }
 
-// InstallHint is one command or step that installs the agent.
 func (e Entry) InstallHint() string {
 	return cmp.Or(e.Install, "npm install -g "+e.NPM)
 }
@@ -104,7 +94,6 @@ func (e Entry) LoginFix() string {
 	return fmt.Sprintf("run `%s`", strings.Join(append([]string{e.Bin}, e.Login...), " "))
 }
 
-// Spec is the entry as doctor checks it.
 func (e Entry) Spec() agentspec.Spec {
 	return agentspec.Spec{
 		Name: e.Name, Bin: e.Bin, Package: e.NPM, ACPArgs: e.Args, Install: e.InstallHint(), Catalog: true, Env: e.Env,
@@ -118,7 +107,6 @@ func (e Entry) Spec() agentspec.Spec {
 	}
 }
 
-// Specs are every entry's doctor spec.
 func Specs() []agentspec.Spec {
 	var out []agentspec.Spec
 	for _, e := range Entries() {
@@ -142,9 +130,8 @@ func (e Entry) authFiles(env agentspec.Env, home string) []string {
 	return out
 }
 
-// auth is what files and environment tell: a key or token, a login file,
-// nothing where the agent needs one, else unknown (the agent says so when
-// a session starts).
+// auth is what files and environment tell: a key or token, a login file, nothing where
+// the agent needs one, else unknown (the agent says so when a session starts).
 func (e Entry) auth(env agentspec.Env, _, home string) (agentspec.Auth, []string) {
 	for _, k := range e.AuthEnv {
 		if env(k) != "" {

@@ -1,8 +1,6 @@
-// Package claude drives Claude Code (`claude`) as one persistent process per
-// session over its stream-json stdin/stdout protocol: user turns go in as
-// JSON lines, events come out as JSON lines decoded by its Decoder (decoder.go), and tool
-// permission prompts arrive as can_use_tool control requests that are
-// answered with control responses.
+// Package claude drives Claude Code (`claude`) as one persistent process per session over
+// its stream-json stdin/stdout protocol; tool permission prompts arrive as can_use_tool
+// control requests, answered with control responses.
 package claude
 
 import (
@@ -26,8 +24,8 @@ import (
 // TestedVersions is the Claude Code release this adapter was verified with.
 const TestedVersions = "2.1.330"
 
-// ErrExited means the claude process ended; start a new session (with
-// ResumeID to keep the conversation). It is an adapters.ErrClosed.
+// ErrExited means the claude process ended; start a new session (with ResumeID to keep
+// the conversation).
 var ErrExited = fmt.Errorf("claude process exited (%w)", adapters.ErrClosed)
 
 var (
@@ -36,32 +34,27 @@ var (
 	_ adapters.Configurable = (*Session)(nil)
 )
 
-// Adapter starts claude sessions.
 type Adapter struct {
 	argv  []string
 	env   map[string]string
 	model string
 	mode  string
 	log   zerolog.Logger
-	// TrustProject lets claude read the project's settings files although
-	// hub has not trusted them (--trust-project).
+	// TrustProject lets claude read the project's settings files although hub has not
+	// trusted them (--trust-project).
 	TrustProject bool
 }
 
-// New builds the adapter from `[agents.claude]`; an empty command means
-// "claude" on PATH.
+// New builds the adapter from `[agents.claude]`; an empty command means "claude" on PATH.
 func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
 	return &Adapter{argv: cfg.ArgvOr("claude"), env: cfg.Env, model: cfg.Model, mode: cfg.Mode,
 		log: log.With().Str("agent", "claude").Logger()}
 }
 
-// Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return "claude" }
 
-// Ready implements adapters.Checker.
 func (a *Adapter) Ready() error { return adapters.FindCLI(a.argv[0]) }
 
-// Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{
 		Images: true, EmbeddedContext: true, Resume: true, Fork: true, Permissions: true, MCP: true, MCPHTTP: true,
@@ -77,15 +70,10 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	}
 }
 
-// Start implements adapters.Adapter.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	opts.Model = cmp.Or(opts.Model, a.model)
 	opts.Mode = cmp.Or(opts.Mode, a.mode)
-	args, err := a.args(opts)
-	if err != nil {
-		return nil, err
-	}
-	args, untrusted, noProject := config.SettingSources(args, opts.Cwd, ".claude", a.TrustProject)
+	args, untrusted, noProject := config.SettingSources(a.args(opts), opts.Cwd, ".claude", a.TrustProject)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
 	if err != nil {
 		return nil, adapters.StartError(err)
@@ -105,9 +93,8 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 }
 
 // args builds claude's argv after the program name.
-func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
-	args := append([]string{}, a.argv[1:]...)
-	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+func (a *Adapter) args(opts adapters.SessionOptions) []string {
+	args := append(slices.Clone(a.argv[1:]), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio")
 	args = adapters.AppendFlags(args, "--model", chosen(opts.Model), "--permission-mode", chosen(opts.Mode),
 		"--effort", chosen(opts.Options[adapters.OptionEffort]))
@@ -128,11 +115,10 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	for _, d := range append(slices.Clone(opts.AddDirs), opts.SkillDirs...) {
 		args = append(args, "--add-dir", d)
 	}
-	return args, nil
+	return args
 }
 
-// chosen is a setting's value for claude: "" for "default", claude's own
-// choice.
+// chosen is a setting's value for claude: "" for "default", claude's own choice.
 func chosen(v string) string {
 	if v == "default" {
 		return ""
@@ -174,8 +160,7 @@ func (a *Adapter) environ(opts adapters.SessionOptions) []string {
 	return adapters.Environ(env, a.env, opts.Env, map[string]string{keepCwd: "1"})
 }
 
-// quietRecords are claude records hub knows and leaves raw on purpose
-// (allowed rate-limit status, hook progress): not news to warn about.
+// quietRecord: claude records hub leaves raw on purpose, not news to warn about.
 func quietRecord(source string) bool {
 	return source == "claude:rate_limit_event" || strings.HasPrefix(source, "claude:system/hook_")
 }

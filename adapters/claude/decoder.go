@@ -12,9 +12,8 @@ import (
 // ClaudeSourceCanUseTool is the Source of permission events.
 const ClaudeSourceCanUseTool = "claude:control_request/can_use_tool"
 
-// ClaudeDecoder decodes Claude Code's `--output-format stream-json` lines,
-// with or without `--include-partial-messages`. It is stateful across the
-// lines of one stream and not safe for concurrent use.
+// ClaudeDecoder decodes one stream of Claude Code's `--output-format stream-json` lines,
+// with or without `--include-partial-messages`. It is not safe for concurrent use.
 type ClaudeDecoder struct {
 	blocks   map[claudeBlockKey]*claudeBlock
 	streamed map[string]bool              // message ids whose text arrived as deltas
@@ -22,26 +21,22 @@ type ClaudeDecoder struct {
 	msgID    map[string]string            // parent tool id -> current streamed message id
 	request  map[string]*claudeUsage      // parent tool id -> message_start's usage
 	tasks    []*claudeTask                // task list built from TaskCreate/TaskUpdate/TaskList
-	// unclaimed holds text streamed without a known message id (qodercli
-	// sends no message_start); the assistant block that repeats it claims it.
+	// unclaimed holds text streamed without a known message id (qodercli sends no
+	// message_start); the assistant block that repeats it claims it.
 	unclaimed []claudeUnclaimed
-	// CLI is the program named in error messages; "" means claude.
-	CLI      string
-	session  string
-	model    string
-	commands string
-	// apiError is the "error" kind (authentication_failed, rate_limit, ...)
-	// of an is_api_error_message assistant line; its result line only
-	// carries the text, and "Not logged in" has no HTTP status.
+	CLI       string // the program named in error messages; "" means claude
+	session   string
+	model     string
+	commands  string
+	// apiError is the "error" kind (authentication_failed, rate_limit, ...) of an
+	// is_api_error_message line: its result line only carries the text.
 	apiError string
 	compacts int     // compact_boundary records seen, for compaction IDs
 	cost     float64 // the last result's total_cost_usd
 	start    float64 // the running total its cost counted from
-	// Version is the CLI version from the last system/init ("" before).
-	Version string
-	// Control receives the control records that are not events: responses
-	// to the client's own requests (Response set) and requests other than
-	// can_use_tool (Request set). NewClaudeDecoder's drops them.
+	Version  string  // the CLI version from the last system/init
+	// Control receives the control records that are not events: responses to the client's
+	// own requests and requests other than can_use_tool. NewClaudeDecoder's drops them.
 	Control func(ClaudeControl)
 }
 
@@ -49,8 +44,8 @@ type ClaudeDecoder struct {
 type ClaudeControl struct {
 	Request  *ClaudeControlRequest
 	Response *ClaudeControlResponse
-	// Lifecycle is a command_lifecycle record: where a user message sent
-	// with a uuid stands ("queued", "started", "completed", "cancelled").
+	// Lifecycle is where a user message sent with a uuid stands ("queued", "started",
+	// "completed", "cancelled").
 	Lifecycle *ClaudeLifecycle
 }
 
@@ -62,7 +57,6 @@ type ClaudeControlResponse struct {
 	Response  json.RawMessage `json:"response"`
 }
 
-// ClaudeLifecycle is the state of one user message claude took.
 type ClaudeLifecycle struct {
 	Command, State string
 }
@@ -91,8 +85,7 @@ func NewClaudeDecoder() *ClaudeDecoder {
 		tools: map[string]*claudeToolRecord{}, msgID: map[string]string{}, request: map[string]*claudeUsage{}, Control: func(ClaudeControl) {}}
 }
 
-// claudeLine is the union of every record shape the decoder reads. Large
-// nested parts stay json.RawMessage until their type is known.
+// claudeLine is the union of every record shape the decoder reads.
 type claudeLine struct {
 	Type            string          `json:"type"`
 	Subtype         string          `json:"subtype"`
@@ -128,11 +121,9 @@ type claudeLine struct {
 		RateLimitType string `json:"rateLimitType"`
 	} `json:"rate_limit_info"`
 
-	// StructuredOutput is a result's answer to --json-schema (the model's
-	// StructuredOutput tool call).
-	StructuredOutput json.RawMessage       `json:"structured_output"`
-	Response         ClaudeControlResponse `json:"response"`   // a control_response's
-	RequestID        string                `json:"request_id"` // a control_request's
+	StructuredOutput json.RawMessage       `json:"structured_output"` // a result's answer to --json-schema
+	Response         ClaudeControlResponse `json:"response"`          // a control_response's
+	RequestID        string                `json:"request_id"`        // a control_request's
 	Request          ClaudeControlSubject  `json:"request"`
 }
 
@@ -146,7 +137,6 @@ type claudeUsage struct {
 	} `json:"output_tokens_details"`
 }
 
-// Decode turns one line into zero or more events.
 func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
 	return adapters.DecodeJSON(line, "claude:malformed", d.line)
 }
@@ -243,5 +233,4 @@ func claudeErrorText(raw json.RawMessage) string {
 	return cmp.Or(o.Error.Message, o.Message, string(raw))
 }
 
-// cliName is the CLI named in error messages.
 func (d *ClaudeDecoder) cliName() string { return cmp.Or(d.CLI, "claude") }

@@ -75,9 +75,9 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 	return nil
 }
 
-// markStreamed remembers streamed text so the assistant block repeating it
-// is not shown again: by message id when known (Claude Code sends
-// message_start), else per content block (qodercli does not).
+// markStreamed remembers streamed text so the assistant block repeating it is not shown
+// again: by message id when known, else per content block (qodercli sends no
+// message_start).
 func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text string) {
 	if msgID != "" {
 		d.streamed[msgID] = true
@@ -86,16 +86,14 @@ func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text
 	d.noteUnclaimed(parent, index, kind, text)
 }
 
-// claudeMessage is the `message` of assistant and user lines and of a
-// message_start stream event.
+// claudeMessage is the `message` of assistant and user lines and of message_start.
 type claudeMessage struct {
 	ID      string        `json:"id"`
 	Content claudeContent `json:"content"`
 	Usage   *claudeUsage  `json:"usage"`
 }
 
-// claudeContent is a message's or a tool result's content: a string (one
-// text block) or a list of blocks.
+// claudeContent is a message's or a tool result's content: a string or a list of blocks.
 type claudeContent []claudeBlockJSON
 
 func (c *claudeContent) UnmarshalJSON(b []byte) error {
@@ -157,8 +155,8 @@ func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
 	return out
 }
 
-// toolUse emits a tool call once per id, whichever of the partial stream or
-// the complete assistant block arrives first.
+// toolUse emits a tool call once per id, whichever of the partial stream or the complete
+// assistant block arrives first.
 func (d *ClaudeDecoder) toolUse(id, name string, input []byte) []adapters.Event {
 	if id == "" || d.tools[id] != nil {
 		return nil
@@ -204,8 +202,8 @@ func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
 	return plan, true
 }
 
-// claudePlanEntry is a todo or task in ACP's terms: priority high, medium
-// (also for none) or low; status in_progress, completed or pending.
+// claudePlanEntry is a todo or task in ACP's terms; a priority or status ACP lacks is
+// medium or pending.
 func claudePlanEntry(content, status, priority string) adapters.PlanEntry {
 	if priority != "high" && priority != "low" {
 		priority = "medium"

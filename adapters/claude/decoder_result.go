@@ -17,8 +17,7 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	d.apiError = ""
 	out := []adapters.Event{}
 	if o := l.StructuredOutput; len(o) > 0 && string(o) != "null" {
-		// The --json-schema answer arrives as a tool call's input: it is
-		// the turn's final answer, so it ends the turn as its text.
+		// The --json-schema answer, the turn's final answer, ends the turn as its text.
 		out = append(out, adapters.Event{Type: adapters.EventText, Text: string(o), MessageID: "structured_output"})
 	}
 	if u := claudeResultUsage(l); u != nil {
@@ -47,9 +46,8 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
 
-// Continue says the last result did not end the turn (input steered into
-// it waits for a cycle of its own): the next result's cost counts from
-// the turn's start, so it is what the turn added over both.
+// Continue says the last result did not end the turn (steered input waits for a cycle
+// of its own): the next result's cost counts from the turn's start.
 func (d *ClaudeDecoder) Continue() { d.cost = d.start }
 
 func claudeResultUsage(l *claudeLine) *adapters.Usage {
@@ -64,8 +62,8 @@ func claudeResultUsage(l *claudeLine) *adapters.Usage {
 	return u
 }
 
-// claudeResultError classifies a failed result. kind is the error kind of
-// the api error message before it ("" if none); cli is "" for claude.
+// claudeResultError classifies a failed result. kind is the error kind of the api error
+// message before it ("" if none); cli is "" for claude.
 func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	status := l.APIErrorStatus
 	e := &adapters.ErrorInfo{Code: adapters.CodeProvider, Fatal: true, Status: status}
@@ -98,15 +96,14 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	return e
 }
 
-// ClaudeControlRequest is a `control_request` line claude writes to stdout;
-// the adapter must answer each with a control_response on stdin.
+// ClaudeControlRequest is a `control_request` line claude writes to stdout; the adapter
+// must answer each with a control_response on stdin.
 type ClaudeControlRequest struct {
 	Type                 string `json:"type"`
 	RequestID            string `json:"request_id"`
 	ClaudeControlSubject `json:"request"`
 }
 
-// ClaudeControlSubject is what a control request asks.
 type ClaudeControlSubject struct {
 	Subtype   string          `json:"subtype"`
 	ToolName  string          `json:"tool_name"`
@@ -114,8 +111,7 @@ type ClaudeControlSubject struct {
 	Input     json.RawMessage `json:"input"`
 }
 
-// ParseClaudeControlRequest reads a control_request line (as carried in the
-// Raw field of the events the decoder emits for it).
+// ParseClaudeControlRequest reads a control_request line (as in a permission event's Raw).
 func ParseClaudeControlRequest(line []byte) (ClaudeControlRequest, bool) {
 	var r ClaudeControlRequest
 	if adapters.Unmarshal(line, &r) != nil || r.Type != "control_request" {
@@ -145,7 +141,7 @@ func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Ev
 	}}
 }
 
-// usage is c's counts (none when c is nil).
+// usage is c's counts, none when c is nil.
 func (c *claudeUsage) usage() *adapters.Usage {
 	u := &adapters.Usage{}
 	if c == nil {
@@ -160,9 +156,8 @@ func (c *claudeUsage) usage() *adapters.Usage {
 	return u
 }
 
-// requestUsage is one model request's usage, at its message_delta: the
-// counts message_start gave, updated by the delta's (counts so far), so
-// a budget sees a looping turn's requests before its result.
+// requestUsage is one model request's usage, at its message_delta: message_start's
+// counts updated by the delta's, so a budget sees a looping turn before its result.
 func (d *ClaudeDecoder) requestUsage(parent string, delta *claudeUsage) []adapters.Event {
 	var c claudeUsage
 	if s := d.request[parent]; s != nil {

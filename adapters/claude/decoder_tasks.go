@@ -9,9 +9,9 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// claudeTask is a task as the task tools name it: by TaskID in their input,
-// by ID in their results and in the task list, where ID stays "" until the
-// TaskCreate result names it (toolID is that call's tool_use id).
+// claudeTask is a task as the task tools name it: by TaskID in their input, by ID in
+// their results and the task list, where ID stays "" until the TaskCreate result (of
+// tool_use toolID) names it.
 type claudeTask struct {
 	ID      string `json:"id"`
 	TaskID  string `json:"taskId"`
@@ -20,7 +20,6 @@ type claudeTask struct {
 	toolID  string
 }
 
-// claudeTaskResult is the union of the task tools' structured results.
 type claudeTaskResult struct {
 	Task  *claudeTask    `json:"task"`
 	Tasks *[]*claudeTask `json:"tasks"`
@@ -28,16 +27,13 @@ type claudeTaskResult struct {
 
 var claudeTaskCreatedRE = regexp.MustCompile(`Task #(\S+) created`)
 
-// claudeIsTaskTool says whether name is one of the task tools by which
-// Claude Code 2.x replaced TodoWrite (which sent the whole list): each
-// touches one task, so the decoder keeps the list for every plan event to
-// carry all entries.
+// claudeIsTaskTool says whether name is one of the task tools by which Claude Code 2.x
+// replaced TodoWrite: each touches one task, so the decoder keeps the whole list.
 func claudeIsTaskTool(name string) bool {
 	return slices.Contains([]string{"TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}, name)
 }
 
-// taskUse applies a task tool's input; it returns a plan event when the list
-// changed.
+// taskUse applies a task tool's input; it returns a plan event when the list changed.
 func (d *ClaudeDecoder) taskUse(id, name string, input []byte) []adapters.Event {
 	var in claudeTask
 	_ = adapters.Unmarshal(input, &in)
@@ -61,7 +57,7 @@ func (d *ClaudeDecoder) updateTask(in claudeTask) bool {
 		if i < 0 {
 			return false
 		}
-		d.tasks = append(d.tasks[:i], d.tasks[i+1:]...)
+		d.tasks = slices.Delete(d.tasks, i, i+1)
 		return true
 	}
 	if i < 0 {
@@ -105,7 +101,7 @@ func (d *ClaudeDecoder) taskCreated(b *claudeBlockJSON, res *claudeTaskResult) [
 		return nil
 	}
 	if b.IsError {
-		d.tasks = append(d.tasks[:i], d.tasks[i+1:]...)
+		d.tasks = slices.Delete(d.tasks, i, i+1)
 		return d.taskPlan()
 	}
 	t := d.tasks[i]

@@ -9,7 +9,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// claudeToolInput is the union of the inputs of Claude Code's built-in tools.
 type claudeToolInput struct {
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
@@ -31,8 +30,8 @@ type claudeToolInput struct {
 	Skill       string `json:"skill"`
 }
 
-// ClaudeToolCall describes a Claude Code tool invocation for the editor:
-// kind, a short title, touched files and, for edits, diffs.
+// ClaudeToolCall describes a Claude Code tool invocation for the editor: kind, a short
+// title, touched files and, for edits, diffs.
 func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 	tc := adapters.ToolCall{ID: id, Name: name, Title: name, Kind: adapters.KindOther,
 		Status: adapters.StatusPending, RawInput: append(json.RawMessage(nil), input...)}
@@ -67,7 +66,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 	case "WebSearch":
 		tc.Kind, tc.Title = adapters.KindFetch, "Search the web: "+in.Query
 	case "Task", "Agent":
-		tc.Kind, tc.Title = adapters.KindThink, cmp.Or(in.Description, "Run subagent", "")
+		tc.Kind, tc.Title = adapters.KindThink, cmp.Or(in.Description, "Run subagent")
 	case "ExitPlanMode":
 		tc.Kind, tc.Title = adapters.KindSwitchMode, "Ready to code?"
 		if in.Plan != "" {

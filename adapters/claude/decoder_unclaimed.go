@@ -7,10 +7,9 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// claudeUnclaimed is text or thinking streamed as deltas before the id of
-// its message was known. qodercli streams content_block_delta records with
-// no message_start, then repeats each finished block in an assistant record;
-// that block claims the entry so the text is shown once.
+// claudeUnclaimed is text or thinking streamed as deltas before the id of its message
+// was known. qodercli streams deltas with no message_start, then repeats each finished
+// block in an assistant record, which claims the entry so the text is shown once.
 type claudeUnclaimed struct {
 	parent string
 	index  int
@@ -18,7 +17,6 @@ type claudeUnclaimed struct {
 	text   []byte
 }
 
-// noteUnclaimed records a delta streamed without a message id.
 func (d *ClaudeDecoder) noteUnclaimed(parent string, index int, kind, text string) {
 	for i := len(d.unclaimed) - 1; i >= 0; i-- {
 		u := &d.unclaimed[i]
@@ -34,9 +32,8 @@ func (d *ClaudeDecoder) noteUnclaimed(parent string, index int, kind, text strin
 	d.unclaimed = append(d.unclaimed, claudeUnclaimed{parent: parent, index: index, kind: kind, text: []byte(text)})
 }
 
-// claimStreamed returns the part of a complete block that was not already
-// streamed without a message id: all of it when nothing was streamed, the
-// rest when the stream stopped early, "" when it was streamed in full.
+// claimStreamed returns the part of a complete block not already streamed without a
+// message id: all of it, the rest when the stream stopped early, or "".
 func (d *ClaudeDecoder) claimStreamed(parent, kind, full string) string {
 	i := slices.IndexFunc(d.unclaimed, func(u claudeUnclaimed) bool { return u.parent == parent && u.kind == kind })
 	if i < 0 {
@@ -53,7 +50,6 @@ func (d *ClaudeDecoder) claimStreamed(parent, kind, full string) string {
 	return full // the deltas were of another block; this one was never shown
 }
 
-// claudeBlockEvent is a text or thought event for a complete block.
 func claudeBlockEvent(kind, text, msgID string) adapters.Event {
 	t := adapters.EventText
 	if kind == "thinking" {

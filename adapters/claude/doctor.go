@@ -8,8 +8,7 @@ import (
 	"github.com/hubdev/hub/adapters/agentspec"
 )
 
-// Doctor is what `hub doctor` checks for claude: one tested range for the
-// doctor and the warning about records hub does not know.
+// Doctor is what `hub doctor` checks for claude.
 var Doctor = agentspec.Spec{
 	Name: "claude", Bin: "claude", Package: "@anthropic-ai/claude-code", Tested: ">=2.1.0 <3.0.0", Verified: TestedVersions,
 	ConfigDir: agentspec.DirFrom("CLAUDE_CONFIG_DIR", ".claude"), SkillsDir: agentspec.Sub("skills"),
@@ -23,12 +22,10 @@ var Doctor = agentspec.Spec{
 	EnvVars:  []string{"CLAUDE_CONFIG_DIR", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"},
 }
 
-// keychainReason is why doctor cannot see a macOS subscription login.
 const keychainReason = "on macOS claude keeps its login in the Keychain, which hub does not read; run `claude` to check"
 
-// claudeAuthOn decides claude's login state by goos's rules: on macOS a
-// subscription login lives in the Keychain, so finding no file there means
-// "unknown", not "not logged in".
+// claudeAuthOn decides claude's login state by goos's rules: on macOS a subscription
+// login lives in the Keychain, so finding no file there means "unknown".
 func claudeAuthOn(goos string) func(agentspec.Env, string, string) (agentspec.Auth, []string) {
 	return func(env agentspec.Env, cfgDir, home string) (agentspec.Auth, []string) {
 		a, warns := claudeAuth(env, cfgDir, home)

@@ -7,11 +7,10 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// permission forwards a can_use_tool request to the turn's consumer and
-// sends claude the answer. "Always" answers are remembered by the consumer
-// (hub's gate, scoped to what the user saw), never by claude: the rules
-// claude suggests are wider (`Bash(echo:*)`, or acceptEdits for the
-// session after one edit) and would let it skip hub's gate from then on.
+// permission forwards a can_use_tool request to the turn's consumer and sends claude the
+// answer. "Always" answers are remembered by hub's gate, never by claude: the rules
+// claude suggests are wider (`Bash(echo:*)`, or acceptEdits after one edit) and would let
+// it skip hub's gate from then on.
 func (s *Session) permission(ev adapters.Event) {
 	req, _ := ParseClaudeControlRequest(ev.Raw) // the decoder made ev of one
 	if t := s.turn.Current(); t == nil || t.IsCancelled() {
@@ -30,8 +29,8 @@ func (s *Session) permission(ev adapters.Event) {
 	})
 }
 
-// answerLater answers control request id with result(v) once the user's
-// v arrives on ch, unless claude exits first.
+// answerLater answers control request id with result(v) once v arrives on ch, unless
+// claude exits first.
 func answerLater[T any](s *Session, id string, ch <-chan T, result func(T) map[string]any) {
 	go func() {
 		select {
@@ -42,7 +41,6 @@ func answerLater[T any](s *Session, id string, ch <-chan T, result func(T) map[s
 	}()
 }
 
-// permissionResult is claude's answer to a can_use_tool request.
 func permissionResult(req ClaudeControlRequest, d adapters.PermissionDecision) map[string]any {
 	switch {
 	case d.Cancelled:
@@ -65,9 +63,8 @@ func (s *Session) respond(id string, result map[string]any) {
 	}
 }
 
-// onControl handles the decoder's control records: responses to hub's own
-// requests, and requests hub does not implement (answered with an error so
-// claude does not wait).
+// onControl handles the decoder's control records; a request hub does not implement is
+// answered with an error so claude does not wait.
 func (s *Session) onControl(c ClaudeControl) {
 	if c.Lifecycle != nil {
 		s.lifecycle(*c.Lifecycle)

@@ -9,9 +9,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// askTool is claude's tool for clarifying questions. Its can_use_tool
-// request is a question, not a permission: claude takes the answers in
-// updatedInput.answers, keyed by question text, labels joined by ", ".
+// askTool's can_use_tool request is a question, not a permission: claude takes the
+// answers in updatedInput.answers, keyed by question text, labels joined by ", ".
 const askTool = "AskUserQuestion"
 
 type askInput struct {
@@ -23,8 +22,8 @@ type askInput struct {
 	} `json:"questions"`
 }
 
-// questionOf turns an AskUserQuestion request into a question event; ok is
-// false for another tool or when its input is not the known shape.
+// questionOf turns an AskUserQuestion request into a question; ok is false for another
+// tool or an unknown input shape.
 func questionOf(req ClaudeControlRequest) (*adapters.QuestionRequest, bool) {
 	var in askInput
 	if req.ToolName != askTool || json.Unmarshal(req.Input, &in) != nil || len(in.Questions) == 0 {
@@ -37,7 +36,6 @@ func questionOf(req ClaudeControlRequest) (*adapters.QuestionRequest, bool) {
 	return adapters.NewQuestionRequest(req.ToolUseID, qs), true
 }
 
-// askResult is the control response for the user's answers.
 func askResult(req ClaudeControlRequest, q *adapters.QuestionRequest, a adapters.Answers) map[string]any {
 	switch {
 	case a.Cancelled:

@@ -22,7 +22,6 @@ import (
 	"github.com/hubdev/hub/internal/trace"
 )
 
-// Session is one claude process and its conversation.
 type Session struct {
 	a     *Adapter
 	p     *proc.Process
@@ -39,21 +38,17 @@ type Session struct {
 	raw      *adapters.UnknownRecords
 	opts     adapters.SessionOptions
 
-	// steered are the user messages sent into the running turn, by uuid,
-	// with claude's last word on each ("" before any, "queued" while it
-	// waits for a cycle of its own; see lifecycle).
-	steered map[string]string
-	// lifecycles: this claude reports command_lifecycle records (for
-	// messages sent with a uuid, as every prompt is).
-	lifecycles bool
+	// steered are the user messages sent into the running turn, by uuid, with claude's
+	// last word on each ("" before any, "queued" while it waits for a cycle of its own).
+	steered    map[string]string
+	lifecycles bool // this claude reports command_lifecycle records
 
 	initOnce sync.Once
 	initDone chan struct{} // closed once claude answered initialize (or cannot)
 	init     initResponse
 	initErr  error
 	start    *trace.Span // the start's trace; nil when off
-	// notice starts the first turn: the project settings claude runs without.
-	notice string
+	notice   string      // starts the first turn: the project settings claude runs without
 }
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
@@ -67,13 +62,11 @@ func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Sess
 	return s
 }
 
-// ID implements adapters.Session.
 func (s *Session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
-// Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	// claude reports the lifecycle of a message with a uuid, and keeps it in
-	// its session file, so it must look like one of its own.
+	// claude reports the lifecycle of a message with a uuid, and keeps it in its session
+	// file, so it must look like one of its own.
 	line, err := userMessage(prompt, uuid.NewV4().String())
 	if err != nil {
 		return "", err
@@ -99,11 +92,10 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	return t.Run(ctx, emit, s.rules)
 }
 
-// Steer implements adapters.Steerer: a user message on the stream-json
-// input while the turn runs. claude takes it into the running cycle after
-// the current tool call (one result), or, when the model had already
-// finished, as a cycle of its own (a second result); its command_lifecycle
-// records say which, so the turn ends after the cycle that answers it.
+// Steer sends a user message while the turn runs. claude takes it into the running cycle
+// after the current tool call (one result), or, when the model had already finished, as
+// a cycle of its own (a second result); its command_lifecycle records say which, so the
+// turn ends after the cycle that answers it.
 func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	id := uuid.NewV4().String()
 	line, err := userMessage(prompt, id)
@@ -120,7 +112,6 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	return s.write(line)
 }
 
-// lifecycle notes where claude stands with a steered message.
 func (s *Session) lifecycle(l ClaudeLifecycle) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -130,10 +121,9 @@ func (s *Session) lifecycle(l ClaudeLifecycle) {
 	}
 }
 
-// steerWaiting says a steered message waits for a cycle of its own, so the
-// result at hand does not end the turn: claude queued it, or has not said
-// yet (a claude without lifecycle records is not waited for); s.mu must be
-// held.
+// steerWaiting says a steered message waits for a cycle of its own, so the result at
+// hand does not end the turn: claude queued it, or has not said yet (a claude without
+// lifecycle records is not waited for). s.mu must be held.
 func (s *Session) steerWaiting() bool {
 	for _, state := range s.steered {
 		if state == "queued" || (state == "" && s.lifecycles) {
@@ -143,15 +133,13 @@ func (s *Session) steerWaiting() bool {
 	return false
 }
 
-// maxImageBytes bounds a file:// image read into a prompt; the Anthropic
-// API refuses larger requests anyway.
+// maxImageBytes bounds a file:// image read into a prompt; the API refuses larger anyway.
 const maxImageBytes = 20 << 20
 
 var errImageTooLarge = errors.New("image is larger than 20 MB")
 
-// imageBlock renders an image as an Anthropic image block: inline data and
-// file:// images as base64, http(s) images as a URL source for the API to
-// fetch.
+// imageBlock renders an image as an Anthropic image block: inline data and file:// images
+// as base64, http(s) images as a URL for the API to fetch.
 func imageBlock(c adapters.Content) (map[string]any, error) {
 	if c.Data != "" {
 		return base64Image(c.MimeType, c.Data), nil
@@ -184,7 +172,6 @@ func base64Image(mimeType, data string) map[string]any {
 	return map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": mimeType, "data": data}}
 }
 
-// userMessage renders a prompt as a stream-json user message line.
 func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 	var blocks []map[string]any
 	for _, c := range prompt {
@@ -212,8 +199,8 @@ func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 		"message": map[string]any{"role": "user", "content": blocks}})
 }
 
-// mentionPath is what claude's @-mention of a resource link names: the
-// local path of a file URI, any other URI as it is.
+// mentionPath is what claude's @-mention of a resource link names: the local path of a
+// file URI, any other URI as it is.
 func mentionPath(uri string) string {
 	if p, err := fileuri.ToPath(runtime.GOOS, uri); err == nil {
 		return p
@@ -227,8 +214,7 @@ func (s *Session) write(line []byte) error {
 	return adapters.WriteLine(s.p, "claude", line)
 }
 
-// interrupt asks claude to interrupt the turn, and stops claude if it
-// cannot be asked.
+// interrupt asks claude to interrupt the turn, and stops claude if it cannot be asked.
 func (s *Session) interrupt() {
 	if t := s.turn.Current(); t == nil || !t.Cancel() {
 		return
@@ -239,9 +225,8 @@ func (s *Session) interrupt() {
 	}
 }
 
-// control sends a control_request; reply (if non-nil) gets claude's answer
-// or why there is none, on the reader goroutine. Once claude exited, with
-// no reply left to give, it is refused.
+// control sends a control_request; reply (if non-nil) gets claude's answer or why there
+// is none, on the reader goroutine. Once claude exited it is refused.
 func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
 	id := s.replies.NewID("hub_")
 	if s.p.Exited() || reply != nil && !s.replies.Await(id, reply) {
@@ -251,9 +236,9 @@ func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)
 	return s.write(b)
 }
 
-// askRestoredCost asks a resumed claude the session cost it restored, which
-// its results' total_cost_usd counts on from: the decoder's baseline, unless
-// a result came first. The reply runs on the reader goroutine, the decoder's.
+// askRestoredCost asks a resumed claude the session cost it restored, which its results'
+// total_cost_usd counts on from: the decoder's baseline, unless a result came first. The
+// reply runs on the reader goroutine, the decoder's.
 func (s *Session) askRestoredCost() {
 	_ = s.control(map[string]any{"subtype": "get_usage", "skip_behaviors": true}, func(res json.RawMessage, err error) {
 		var u struct {
@@ -267,12 +252,10 @@ func (s *Session) askRestoredCost() {
 	})
 }
 
-// SetModel implements adapters.Configurable.
 func (s *Session) SetModel(ctx context.Context, model string) error {
 	return s.controlWait(ctx, map[string]any{"subtype": "set_model", "model": chosen(model)})
 }
 
-// SetMode implements adapters.Configurable.
 func (s *Session) SetMode(ctx context.Context, mode string) error {
 	return s.controlWait(ctx, map[string]any{"subtype": "set_permission_mode", "mode": mode})
 }
@@ -293,8 +276,8 @@ func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	return nil
 }
 
-// Close implements adapters.Session. Each step is idempotent: a turn is
-// cancelled once, and Stop and the reader's end are the process's.
+// Close is idempotent: a turn is cancelled once, and Stop and the reader's end are the
+// process's.
 func (s *Session) Close() error {
 	s.interrupt()
 	_ = s.p.Stop()
@@ -302,7 +285,6 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// readLoop decodes stdout until EOF and routes events to the running turn.
 func (s *Session) readLoop() {
 	defer close(s.readDone)
 	if err := adapters.ReadLines(s.p.Stdout, func(line []byte) {
@@ -315,9 +297,8 @@ func (s *Session) readLoop() {
 	s.exit()
 }
 
-// exit ends a running turn once claude closed its output (CrashEnd stops
-// a claude that still runs), in the words of its Exit and of a write to
-// it that failed.
+// exit ends a running turn once claude closed its output (CrashEnd stops a claude that
+// still runs), in the words of its Exit and of a write to it that failed.
 func (s *Session) exit() {
 	end := adapters.CrashEnd(s.p, "claude")
 	gone := adapters.CrashError(s.p, "claude", ErrExited) // s.p is gone: no second wait
@@ -325,7 +306,6 @@ func (s *Session) exit() {
 	s.turn.Exited(s.turn.Cancelled(), end...)
 }
 
-// Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
 	return adapters.Exit(s.p, "claude", s.readDone)
 }
@@ -345,9 +325,8 @@ func (s *Session) handle(ev adapters.Event) {
 	s.emit(ev)
 }
 
-// emit sends ev to the running turn; the done event ends it, unless input
-// steered into the turn still waits for a cycle of its own (claude then
-// sends another result).
+// emit sends ev to the running turn; the done event ends it, unless steered input still
+// waits for a cycle of its own (claude then sends another result).
 func (s *Session) emit(ev adapters.Event) {
 	if ev.Type == adapters.EventDone { // the turn and its state end together
 		s.mu.Lock()

@@ -12,10 +12,8 @@ import (
 
 var _ adapters.Surfacer = (*Session)(nil)
 
-// initResponse is the part of claude's answer to initialize, the control
-// request each session sends first, that hub uses: its slash commands,
-// models and permission mode, before any prompt (as the Agent SDK relies
-// on).
+// initResponse is what hub uses of claude's answer to initialize, the control request
+// each session sends first: its slash commands, models and permission mode.
 type initResponse struct {
 	Commands []struct {
 		Name         string `json:"name"`
@@ -39,16 +37,14 @@ var modes = []adapters.Option{
 	{ID: "bypassPermissions", Name: "Bypass Permissions", Description: "Never ask (refused as root unless IS_SANDBOX=1)"},
 }
 
-// sendInitialize asks claude for its surface; the answer arrives on the
-// reader goroutine (see onInit).
+// sendInitialize asks claude for its surface; the answer arrives on the reader goroutine.
 func (s *Session) sendInitialize() {
 	if err := s.control(map[string]any{"subtype": "initialize"}, s.onInit); err != nil {
 		s.onInit(nil, err)
 	}
 }
 
-// onInit keeps claude's initialize answer (or why there is none) for
-// Surface.
+// onInit keeps claude's initialize answer (or why there is none) for Surface.
 func (s *Session) onInit(res json.RawMessage, err error) {
 	var r initResponse
 	if err == nil {
@@ -64,7 +60,6 @@ func (s *Session) onInit(res json.RawMessage, err error) {
 	})
 }
 
-// Surface implements adapters.Surfacer from claude's initialize answer.
 func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	select {
 	case <-s.initDone:
@@ -77,8 +72,7 @@ func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	return surfaceOf(s.init, s.opts), nil
 }
 
-// surfaceOf maps claude's answer; the current values are the session's
-// choices, else claude's own.
+// surfaceOf maps claude's answer; the current values are the session's, else claude's.
 func surfaceOf(r initResponse, opts adapters.SessionOptions) adapters.Surface {
 	var sur adapters.Surface
 	for _, c := range r.Commands {

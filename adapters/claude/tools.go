@@ -16,9 +16,9 @@ var toolsByKind = map[adapters.ToolKind][]string{
 	adapters.KindFetch:   {"WebFetch", "WebSearch"},
 }
 
-// disallowedTools are claude's tools a session's filter takes away, for
-// --disallowed-tools. --allowed-tools is never used: it would let those
-// tools run without the permission request hub's gate answers.
+// disallowedTools are claude's tools a session's filter takes away. --allowed-tools is
+// never used: it would let those tools run without the permission request hub's gate
+// answers.
 func disallowedTools(f *adapters.ToolFilter) []string {
 	if f == nil {
 		return nil

@@ -29,10 +29,7 @@ func TestArgs_ToolFilterBecomesDisallowedTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args, err := a.args(adapters.SessionOptions{Tools: tt.filter})
-			if err != nil {
-				t.Fatal(err)
-			}
+			args := a.args(adapters.SessionOptions{Tools: tt.filter})
 			i := slices.Index(args, "--disallowed-tools")
 			got := ""
 			if i >= 0 {

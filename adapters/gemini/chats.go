@@ -12,19 +12,14 @@ import (
 	"time"
 )
 
-// ErrChatFile reports a gemini chat file hub could not move aside.
 var ErrChatFile = errors.New("gemini chat file")
 
-// gemini 0.61's session/load starts recording the loaded id before it
-// looks the session up, appending to chats/session-<UTC minute>-<id[:8]>.jsonl;
-// within the minute the session was created that is the session's own
-// file, whose history the appended record replaces ("No previous sessions
-// found for this project", for good). MoveAsideChat renames such a file to a
-// name gemini still lists (session-*-<id[:8]>.jsonl) but never writes to.
-
-// MoveAsideChat renames the chat file of sessionID that gemini would append
-// to if it loaded the session at now; it returns the new path, or "" when
-// no file is in the way.
+// MoveAsideChat renames the chat file of sessionID that gemini would append to if it
+// loaded the session at now; it returns the new path, or "" when no file is in the way.
+// gemini 0.61's session/load starts recording the loaded id before it looks the session
+// up, appending to chats/session-<UTC minute>-<id[:8]>.jsonl; within the minute the
+// session was created that is the session's own file, whose history the appended record
+// replaces for good. The new name is one gemini still lists but never writes to.
 func MoveAsideChat(home, sessionID string, now time.Time) (string, error) {
 	if !chatIDStart.MatchString(sessionID) {
 		return "", nil
@@ -55,11 +50,9 @@ func MoveAsideChat(home, sessionID string, now time.Time) (string, error) {
 	return "", nil
 }
 
-// chatIDStart is the start of an id gemini names chat files after
-// unchanged: the id part of their names.
+// chatIDStart is the start of an id gemini names chat files after unchanged.
 var chatIDStart = regexp.MustCompile(`^[a-zA-Z0-9]{8}`)
 
-// chatSessionID reads the sessionId of a chat file's metadata line.
 func chatSessionID(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -74,6 +67,5 @@ func chatSessionID(path string) string {
 	return meta.SessionID
 }
 
-// stateHome is the directory gemini keeps .gemini under for env (last
-// assignment wins, as in exec): GEMINI_CLI_HOME, else HOME.
+// stateHome is the directory gemini keeps .gemini under for env.
 func stateHome(env []string) string { return homeOf(envMap(env)) }

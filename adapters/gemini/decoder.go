@@ -8,9 +8,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// GeminiDecoder decodes `gemini -o stream-json` lines (init, message,
-// tool_use, tool_result, error, result). Gemini's ACP mode is decoded by
-// ACPDecoder instead; this is the fallback channel.
+// GeminiDecoder decodes `gemini -o stream-json` lines, the fallback channel.
 type GeminiDecoder struct{}
 
 type geminiLine struct {
@@ -37,12 +35,10 @@ type geminiLine struct {
 	} `json:"stats"`
 }
 
-// NewGeminiDecoder returns a decoder for one stream-json run.
 func NewGeminiDecoder() *GeminiDecoder { return &GeminiDecoder{} }
 
-// Decode decodes one line. Non-JSON lines (banners) become raw events.
 func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
-	return adapters.DecodeJSON(line, "gemini:invalid", d.line)
+	return adapters.DecodeJSON(line, invalidSource, d.line)
 }
 
 func (d *GeminiDecoder) line(l *geminiLine, line []byte) []adapters.Event {
@@ -117,8 +113,7 @@ func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
 }
 
-// geminiKinds are the ACP tool kinds of gemini-cli's built-in tools
-// (others are "other").
+// geminiKinds are the ACP tool kinds of gemini-cli's built-in tools.
 var geminiKinds = map[string]adapters.ToolKind{"run_shell_command": adapters.KindExecute,
 	"read_file": adapters.KindRead, "read_many_files": adapters.KindRead,
 	"write_file": adapters.KindEdit, "replace": adapters.KindEdit, "edit": adapters.KindEdit,

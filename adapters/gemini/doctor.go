@@ -7,8 +7,7 @@ import (
 	"github.com/hubdev/hub/adapters/agentspec"
 )
 
-// Doctor is what `hub doctor` checks for gemini: one tested range for the
-// doctor and the warning about records hub does not know.
+// Doctor is what `hub doctor` checks for gemini.
 var Doctor = agentspec.Spec{
 	Name: Name, Bin: "gemini", Package: "@google/gemini-cli", Tested: ">=0.50.0 <1.0.0", Verified: TestedVersions,
 	ConfigDir: agentspec.DirFrom("GEMINI_CLI_HOME", ".gemini"), SkillsDir: agentspec.Sub("skills"),

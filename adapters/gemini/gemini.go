@@ -1,6 +1,5 @@
-// Package gemini drives Google's Gemini CLI through its native ACP mode
-// (`gemini --acp`), falling back to `gemini -p ... -o
-// stream-json` when the ACP handshake fails.
+// Package gemini drives Google's Gemini CLI through its native ACP mode (`gemini --acp`),
+// falling back to `gemini -p ... -o stream-json` when the ACP handshake fails.
 package gemini
 
 import (
@@ -16,28 +15,31 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// Name is the registry key.
 const Name = "gemini"
 
 // TestedVersions is the gemini-cli release the adapter was tested with.
 const TestedVersions = "0.61.0"
 
-// DefaultArgv starts gemini as an ACP agent. Without --skip-trust: in a
-// folder the user has not trusted, gemini's folder trust keeps the
-// repository's .gemini/settings.json (MCP servers, hooks) from loading;
-// hub trusts a folder for gemini only under --trust-project (Trusting).
+// versionTimeout bounds `gemini --version`, run only once a stream-json record hub does
+// not know shows up (the ACP channel reports the version in initialize).
+const versionTimeout = 10 * time.Second
+
+// invalidSource is the decoder's source for a stdout line that is not JSON (banners),
+// no record type to warn about.
+const invalidSource = "gemini:invalid"
+
+// DefaultArgv starts gemini as an ACP agent. Without --skip-trust: in a folder the user
+// has not trusted, gemini keeps the repository's .gemini/settings.json (MCP servers,
+// hooks) from loading; hub trusts a folder only under --trust-project (Trusting).
 var DefaultArgv = []string{"gemini", "--acp"}
 
-// DefaultEnv keeps gemini in one process (its relauncher parent ignores
-// SIGINT/SIGTERM).
+// DefaultEnv keeps gemini in one process (its relauncher parent ignores SIGINT/SIGTERM).
 var DefaultEnv = map[string]string{"GEMINI_CLI_NO_RELAUNCH": "true"}
 
-// trustEnv is gemini's switch that trusts the workspace for one run.
-const trustEnv = "GEMINI_CLI_TRUST_WORKSPACE"
+const trustEnv = "GEMINI_CLI_TRUST_WORKSPACE" // trusts the workspace for one run
 
-// Trusting is ac trusting the workspace for gemini's folder trust when
-// the user trusted the project for this run (--trust-project), unless ac
-// says otherwise.
+// Trusting is ac trusting the workspace for gemini's folder trust when the user trusted
+// the project for this run (--trust-project), unless ac says otherwise.
 func Trusting(ac config.AgentConfig, trustProject bool) config.AgentConfig {
 	if _, set := ac.Env[trustEnv]; trustProject && !set {
 		ac.Env = merge(ac.Env, map[string]string{trustEnv: "true"})
@@ -45,7 +47,6 @@ func Trusting(ac config.AgentConfig, trustProject bool) config.AgentConfig {
 	return ac
 }
 
-// Capabilities of gemini in ACP mode.
 func Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{
 		Images: true, Audio: true, EmbeddedContext: true, Resume: true, Permissions: true,
@@ -66,9 +67,7 @@ func Capabilities() adapters.Capabilities {
 	}
 }
 
-// New builds the adapter from the [agents.gemini] config entry (zero value
-// for defaults). Command/args/env in the entry override the defaults;
-// options.plain_shell = false keeps gemini's pty shell (see shell.go).
+// New builds the adapter from the [agents.gemini] config entry (zero value for defaults).
 func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
 	argv := ac.ArgvOr(DefaultArgv...)
 	env := merge(DefaultEnv, ac.Env)
@@ -86,9 +85,8 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 	})
 }
 
-// wrapStart starts gemini with the plain shell unless told otherwise, and
-// ends the tool calls the client rejected, and passes its retries on (see
-// retryLog).
+// wrapStart starts gemini with the plain shell unless told otherwise, ends the tool calls
+// the client rejected, and passes its retries on (see retryLog).
 func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(context.Context, adapters.SessionOptions, acpclient.StartFunc) (adapters.Session, error) {
 	return func(ctx context.Context, opts adapters.SessionOptions, start acpclient.StartFunc) (adapters.Session, error) {
 		if plainShell {
@@ -111,8 +109,7 @@ func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(
 	}
 }
 
-// beforeLoad moves the session's chat file out of session/load's way (see
-// MoveAsideChat).
+// beforeLoad moves the session's chat file out of session/load's way (MoveAsideChat).
 func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string) error {
 	return func(id string, env []string) error {
 		moved, err := MoveAsideChat(stateHome(env), id, now())
@@ -123,8 +120,7 @@ func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string)
 	}
 }
 
-// FallbackArgv is the stream-json command line for one prompt: the
-// configured program and its non-ACP arguments plus headless flags.
+// FallbackArgv is the stream-json command line for one prompt.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
 	out := adapters.AppendFlags(append(plainArgv(argv), "-o", "stream-json"),
 		"-m", o.Model, "--approval-mode", approvalMode(o.Mode), "--resume", resumeID)
@@ -136,7 +132,6 @@ func plainArgv(argv []string) []string {
 	return acpclient.WithoutFlags(argv, "--acp", "--experimental-acp")
 }
 
-// approvalMode maps ACP mode ids to --approval-mode values.
 func approvalMode(mode string) string {
 	return cmp.Or(map[string]string{"autoEdit": "auto_edit"}[mode], mode)
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/hubdev/hub/adapters/acpclient"
 )
 
-// Quirks are gemini's departures from ACP: it reports a prompt's token
-// usage in `_meta.quota` of the result, which becomes a usage update.
+// Quirks are gemini's departures from ACP: a prompt's token usage in the result's
+// `_meta.quota`.
 var Quirks = acpclient.Quirks{ResultUsage: quotaUsage}
 
 func quotaUsage(result json.RawMessage) *adapters.Usage {
@@ -32,7 +32,6 @@ func quotaUsage(result json.RawMessage) *adapters.Usage {
 	return &adapters.Usage{InputTokens: tc.InputTokens, OutputTokens: tc.OutputTokens, ContextUsed: tc.InputTokens, ContextSize: contextWindow}
 }
 
-// contextWindow is the context window of the Gemini models gemini CLI
-// runs (2.5 Pro and Flash, 3 Pro: 1,048,576 tokens); the quota reports
-// none.
+// contextWindow is that of the models gemini CLI runs (2.5 Pro and Flash, 3 Pro); the
+// quota reports none.
 const contextWindow = 1 << 20

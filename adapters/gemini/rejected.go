@@ -7,16 +7,11 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// gemini 0.61 answers a rejected (or cancelled) permission request by
-// telling only the model: runTool returns the error without a
-// tool_call_update, so the client's tool call would stay "pending" for
-// good. rejecter ends such a call as failed itself, as soon as the
-// turn moves on or ends without gemini having done so.
-
-// rejecter ends the refused tool calls gemini has not ended yet: it
-// notes each refusal as the permission answer goes back, and sends the
-// failed update before the next event (or question) that is not about
-// that call. Its methods run on the turn's one goroutine.
+// rejecter ends the refused tool calls gemini has not ended yet: gemini 0.61 answers a
+// rejected (or cancelled) permission request by telling only the model, so the client's
+// tool call would stay "pending" for good. It sends the failed update before the next
+// event (or question) that is not about that call. Its methods run on the turn's one
+// goroutine.
 type rejecter struct {
 	emit  func(adapters.Event) // the running turn's
 	tools []adapters.ToolCall  // refused and not ended
@@ -38,9 +33,7 @@ func (r *rejecter) permission(ask adapters.PermissionFunc) adapters.PermissionFu
 	}
 }
 
-// wrap returns s whose turns end refused tools and pass the retries rl
-// logs on (rl may be nil); what s can do besides (change settings, report
-// its surface and its exit) it still does.
+// wrap returns s whose turns end refused tools and pass the retries rl (may be nil) logs on.
 func (r *rejecter) wrap(s adapters.Session, rl *retryLog) adapters.Session {
 	return rejectSession{adapters.Forward{Session: s}, r, rl}
 }
@@ -51,8 +44,7 @@ type rejectSession struct {
 	log *retryLog
 }
 
-// Prompt implements adapters.Session. A refusal still open when the turn
-// ends is ended by the turn itself.
+// Prompt leaves a refusal still open when the turn ends to the turn itself.
 func (s rejectSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	r := s.r
 	r.emit, r.tools, r.ended = emit, nil, nil
@@ -68,15 +60,15 @@ func (s rejectSession) Prompt(ctx context.Context, prompt []adapters.Content, em
 	})
 }
 
-// Close implements adapters.Session, deleting the debug log hub made.
+// Close deletes the debug log hub made too.
 func (s rejectSession) Close() error {
 	err := s.Session.Close()
 	s.log.remove()
 	return err
 }
 
-// endBefore sends the failed updates due before ev: every refused call ev
-// is not about. An update that ends a call itself settles it.
+// endBefore sends the failed updates due before ev: every refused call ev is not about.
+// An update that ends a call itself settles it.
 func (r *rejecter) endBefore(ev adapters.Event) {
 	var about string
 	if (ev.Type == adapters.EventToolCall || ev.Type == adapters.EventToolUpdate) && ev.Tool != nil {

@@ -15,25 +15,19 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// gemini tells its client nothing while it retries a failing model
-// call (up to 10 attempts, 5 s to 30 s apart): no ACP update (nor
-// stream-json record) carries the retry, and its console output waits in
-// a backlog it only flushes at exit. Its debug log (GEMINI_DEBUG_LOG_FILE)
-// gets each retry as it happens, which retryLog follows during a turn (on
-// either channel) so the turn's watch sees gemini's retries as claude's.
+// gemini tells its client nothing while it retries a failing model call (up to 10
+// attempts, 5 s to 30 s apart), on either channel; only its debug log gets each retry as
+// it happens, which retryLog follows during a turn.
 const debugLogEnv = "GEMINI_DEBUG_LOG_FILE"
 
-// retryPoll is how often a turn reads the debug log.
-const retryPoll = 500 * time.Millisecond
+const retryPoll = 500 * time.Millisecond // how often a turn reads the debug log
 
-// retryLine is gemini's retry notice (retryWithBackoff's debugLogger.warn):
-// "Attempt N failed with status S. Retrying with backoff... ERROR", or
-// without a status (a network error), "with 429 error", "with 5xx error",
-// or ": MESSAGE. Retrying after Dms..." for a quota it may wait out.
+// retryLine is gemini's retry notice: "Attempt N failed with status S. Retrying with
+// backoff... ERROR", or without a status (a network error), "with 429 error", "with 5xx
+// error", or ": MESSAGE. Retrying after Dms..." for a quota it may wait out.
 var retryLine = regexp.MustCompile(`^\[[^\]]*\] \[WARN\] Attempt (\d+) failed(?: with status (\d+)| with (429) error[^.]*| with 5xx error|: .*)?\. Retrying (with backoff|after \d+ms)\.\.\.\s*(.*)`)
 
-// retryNotice is the error event of one retry notice line, nil for any
-// other line.
+// retryNotice is the error of one retry notice line, nil for any other line.
 func retryNotice(line string) *adapters.ErrorInfo {
 	m := retryLine.FindStringSubmatch(line)
 	if m == nil {
@@ -47,7 +41,6 @@ func retryNotice(line string) *adapters.ErrorInfo {
 	return e
 }
 
-// retryLog is the debug log a gemini process writes.
 type retryLog struct {
 	path string
 	temp string // the directory hub made for it, "" when the user named the file
@@ -56,9 +49,8 @@ type retryLog struct {
 	mu   sync.Mutex // held by the turn that follows the log
 }
 
-// newRetryLog names the debug log of a gemini started with env: the
-// user's, else one in a new directory, added to optsEnv. Nil when
-// neither works.
+// newRetryLog names the debug log of a gemini started with env: the user's, else one in
+// a new directory, added to optsEnv. Nil when neither works.
 func newRetryLog(env []string, optsEnv map[string]string) (*retryLog, map[string]string) {
 	if p := envMap(env)[debugLogEnv]; p != "" {
 		return &retryLog{path: p}, optsEnv
@@ -71,8 +63,8 @@ func newRetryLog(env []string, optsEnv map[string]string) (*retryLog, map[string
 	return l, merge(optsEnv, map[string]string{debugLogEnv: l.path})
 }
 
-// during follows the log while a turn runs, each retry notice passed to
-// note; what the log held before is no part of the turn. stop ends it.
+// during follows the log while a turn runs, each retry notice passed to note, from the
+// log's present end. stop ends it.
 func (l *retryLog) during(note func(adapters.Event)) (stop func()) {
 	if !l.mu.TryLock() {
 		return func() {} // another turn, refused as busy, follows it
@@ -102,8 +94,8 @@ func (l *retryLog) during(note func(adapters.Event)) (stop func()) {
 // retryRead bounds what one read of the log takes; the next takes the rest.
 const retryRead = 1 << 20
 
-// read returns the retry notices of the lines written since the last read.
-// The log may be the user's: a FIFO or device there is no log, not waited on.
+// read returns the retry notices of the lines written since the last read. The log may
+// be the user's: a FIFO or device there is no log, not waited on.
 func (l *retryLog) read() []*adapters.ErrorInfo {
 	f, err := safefile.Open(l.path)
 	if err != nil {
@@ -126,7 +118,6 @@ func (l *retryLog) read() []*adapters.ErrorInfo {
 	return out
 }
 
-// remove deletes the log hub made.
 func (l *retryLog) remove() {
 	if l != nil && l.temp != "" {
 		_ = os.RemoveAll(l.temp)

@@ -8,34 +8,26 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// gemini 0.61 runs shell commands in a pty by default, and its ACP bridge
-// then reports the command's output as no content at all (the result is a
-// terminal snapshot, which toToolCallContent drops), so the editor never
-// sees it. The plain child_process shell reports the output as text.
-//
-// The documented way to change a default under the user's settings is a
-// system defaults file (GEMINI_CLI_SYSTEM_DEFAULTS_PATH), but gemini only
-// reads it when the file and every directory above it are owned by root
-// and not group- or world-writable, which a file hub writes never is. So
-// hub sets GEMINI_PTY_INFO=child_process (gemini's own "no pty available"
-// switch, equivalent to tools.shell.enableInteractiveShell=false) unless a
-// settings file gemini reads sets that key: an explicit choice still wins.
-
-// ptyInfoEnv is gemini's pty override; "child_process" means no pty.
+// gemini 0.61's ACP bridge reports the output of a command run in its default pty as no
+// content at all, so the editor never sees it; the plain child_process shell reports it
+// as text. A system defaults file could change the default, but gemini reads it only when
+// root owns it and every directory above it, which a file hub writes never is. So hub
+// sets GEMINI_PTY_INFO=child_process (gemini's own "no pty available" switch) unless a
+// settings file gemini reads sets tools.shell.enableInteractiveShell: that choice wins.
 const ptyInfoEnv = "GEMINI_PTY_INFO"
 
-// OptionPlainShell is the [agents.gemini.options] key that, set to false,
-// keeps gemini's default interactive (pty) shell.
+// OptionPlainShell is the [agents.gemini.options] key that, set to false, keeps gemini's
+// default interactive (pty) shell.
 const OptionPlainShell = "plain_shell"
 
-// plainShellEnv returns opts.Env with gemini's pty turned off, and a
-// reason when it leaves the shell alone instead. env is the environment
-// gemini will get (last assignment wins); cwd is the session directory.
+// plainShellEnv returns opts.Env with gemini's pty turned off, and a reason when it
+// leaves the shell alone instead. env is the environment gemini will get.
 func plainShellEnv(optsEnv map[string]string, env []string, cwd string) (map[string]string, string) {
 	vals := envMap(env)
 	if v, ok := vals[ptyInfoEnv]; ok {
@@ -47,19 +39,17 @@ func plainShellEnv(optsEnv map[string]string, env []string, cwd string) (map[str
 	return merge(optsEnv, map[string]string{ptyInfoEnv: "child_process"}), ""
 }
 
-// shellSettingFile returns the first settings file gemini reads for cwd
-// that sets tools.shell.enableInteractiveShell, "" when none does.
+// shellSettingFile returns the first settings file gemini reads for cwd that sets
+// tools.shell.enableInteractiveShell.
 func shellSettingFile(env map[string]string, cwd string) string {
-	for _, f := range settingsFiles(env, cwd) {
-		if setsInteractiveShell(f) {
-			return f
-		}
+	files := settingsFiles(env, cwd)
+	if i := slices.IndexFunc(files, setsInteractiveShell); i >= 0 {
+		return files[i]
 	}
 	return ""
 }
 
-// settingsFiles lists gemini's settings layers (system defaults, user,
-// workspace, system), as gemini 0.61's loadSettings finds them.
+// settingsFiles lists gemini's settings layers as gemini 0.61's loadSettings finds them.
 func settingsFiles(env map[string]string, cwd string) []string {
 	system := cmp.Or(env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"], filepath.Join(systemConfigDir(), "settings.json"))
 	defaults := cmp.Or(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"], filepath.Join(filepath.Dir(system), "system-defaults.json"))
@@ -75,8 +65,8 @@ func systemConfigDir() string {
 	return cmp.Or(dirs[runtime.GOOS], "/etc/gemini-cli")
 }
 
-// setsInteractiveShell reports whether the settings file at path (JSON
-// with comments) gives tools.shell.enableInteractiveShell a value.
+// setsInteractiveShell reports whether the settings file at path (JSON with comments)
+// gives tools.shell.enableInteractiveShell a value.
 func setsInteractiveShell(path string) bool {
 	data, err := safefile.Read(path, 1<<20) // the workspace's is the repository's: never a FIFO or device
 	if err != nil {
@@ -96,8 +86,8 @@ func setsInteractiveShell(path string) bool {
 	return v != "" && v != "null"
 }
 
-// stripJSONComments blanks // and /* */ comments outside strings, as the
-// strip-json-comments package gemini reads its settings with does.
+// stripJSONComments blanks // and /* */ comments outside strings, as gemini's
+// strip-json-comments does.
 func stripJSONComments(b []byte) []byte {
 	return jsonStringOrComment.ReplaceAllFunc(b, func(m []byte) []byte {
 		switch {
@@ -110,8 +100,8 @@ func stripJSONComments(b []byte) []byte {
 	})
 }
 
-// jsonStringOrComment is a string (its end may be missing), a line
-// comment, a block comment, or an unterminated block comment.
+// jsonStringOrComment is a string (its end may be missing), a line comment, a block
+// comment, or an unterminated block comment.
 var jsonStringOrComment = regexp.MustCompile(`"(?:[^"\\]|\\[\s\S])*"?|//[^\n]*|/\*[\s\S]*?\*/|/\*[\s\S]*`)
 
 // envMap reads an exec-style environment; the last assignment wins.
@@ -125,8 +115,7 @@ func envMap(env []string) map[string]string {
 	return vals
 }
 
-// homeOf is the directory gemini keeps .gemini under: GEMINI_CLI_HOME,
-// else HOME.
+// homeOf is the directory gemini keeps .gemini under.
 func homeOf(env map[string]string) string {
 	h, _ := os.UserHomeDir()
 	return cmp.Or(env["GEMINI_CLI_HOME"], env["HOME"], h)

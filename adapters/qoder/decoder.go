@@ -9,38 +9,31 @@ import (
 	"github.com/hubdev/hub/adapters/claude"
 )
 
-// QoderDecoder decodes `qodercli --output-format stream-json` lines. Qoder's
-// headless protocol is a clone of Claude Code's stream-json, so the records
-// go through claude.ClaudeDecoder; raw sources are renamed "qoder:..." and qoder's
-// extra records (system/artifacts_update) stay raw.
+// QoderDecoder decodes `qodercli --output-format stream-json` lines, a clone of Claude
+// Code's, through claude.ClaudeDecoder, with raw sources renamed "qoder:...".
 //
-// qodercli reports a failed model call as an assistant message from model
-// "<synthetic>" carrying the error text, then a result with is_error and the
-// same text in errors (or result). Unlike Claude Code it does not mark the
-// message is_api_error_message, so the decoder holds such a message until
-// the next record: dropped when that record's error repeats it (the error
-// is shown once), emitted before it otherwise.
+// qodercli reports a failed model call as an assistant message from model "<synthetic>"
+// carrying the error text, then a result with is_error and the same text, without
+// claude's is_api_error_message mark. So the decoder holds such a message until the next
+// record: dropped when that record's error repeats it, emitted before it otherwise.
 type QoderDecoder struct {
 	inner *claude.ClaudeDecoder
 	held  []adapters.Event // text of a <synthetic> assistant message
 }
 
-// NewQoderDecoder returns a decoder for one qodercli run.
 func NewQoderDecoder() *QoderDecoder {
 	inner := claude.NewClaudeDecoder()
 	inner.CLI = "qodercli"
 	return &QoderDecoder{inner: inner}
 }
 
-// Flush returns what the decoder still holds (a "<synthetic>" message not
-// yet followed by another record), at the end of the stream.
+// Flush returns the "<synthetic>" message the decoder still holds, at the stream's end.
 func (d *QoderDecoder) Flush() []adapters.Event {
 	held := d.held
 	d.held = nil
 	return held
 }
 
-// Decode decodes one line.
 func (d *QoderDecoder) Decode(line []byte) []adapters.Event {
 	evs := d.inner.Decode(line)
 	for i := range evs {
@@ -64,8 +57,8 @@ func (d *QoderDecoder) Decode(line []byte) []adapters.Event {
 	return evs
 }
 
-// qoderSyntheticText reports whether line is an assistant message from
-// model "<synthetic>" that decoded to text only.
+// qoderSyntheticText reports whether line is an assistant message from model
+// "<synthetic>" that decoded to text only.
 func qoderSyntheticText(line []byte, evs []adapters.Event) bool {
 	if !bytes.Contains(line, []byte(`"<synthetic>"`)) || slices.ContainsFunc(evs, func(e adapters.Event) bool { return e.Type != adapters.EventText }) {
 		return false
@@ -79,8 +72,7 @@ func qoderSyntheticText(line []byte, evs []adapters.Event) bool {
 	return adapters.Unmarshal(line, &l) == nil && l.Type == "assistant" && l.Message.Model == "<synthetic>"
 }
 
-// qoderErrorRepeats reports whether evs hold a fatal error whose message or
-// detail contains the held text.
+// qoderErrorRepeats reports whether evs hold a fatal error that repeats the held text.
 func qoderErrorRepeats(evs, held []adapters.Event) bool {
 	var b strings.Builder
 	for _, e := range held {

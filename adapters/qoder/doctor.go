@@ -8,8 +8,7 @@ import (
 	"github.com/hubdev/hub/adapters/agentspec"
 )
 
-// Doctor is what `hub doctor` checks for qodercli: one tested range for the
-// doctor and the warning about records hub does not know.
+// Doctor is what `hub doctor` checks for qodercli.
 var Doctor = agentspec.Spec{
 	Name: Name, Bin: "qodercli", Package: "@qoder-ai/qodercli", Tested: ">=1.1.0 <2.0.0", Verified: TestedVersions,
 	ConfigDir: agentspec.DirFrom("QODER_CONFIG_DIR", ".qoder"), SkillsDir: agentspec.Sub("skills"),
@@ -31,9 +30,8 @@ func qoderAuth(env agentspec.Env, cfgDir, _ string) (agentspec.Auth, []string) {
 	return agentspec.Auth{State: agentspec.AuthNone, Source: ""}, nil
 }
 
-// hasQoderCredential reports a non-empty credential file in dir. Any
-// qodercli run (even --version) leaves machine_id and an empty
-// .credential-transaction there, so neither counts as a login.
+// hasQoderCredential reports a non-empty credential file in dir. Any qodercli run (even
+// --version) leaves machine_id and an empty .credential-transaction there.
 func hasQoderCredential(dir string) bool {
 	entries, _ := os.ReadDir(dir) // none when dir cannot be read
 	for _, e := range entries {

@@ -1,6 +1,5 @@
-// Package qoder drives Qoder CLI through its hidden ACP mode
-// (`qodercli --acp`), falling back to `qodercli -p ... --output-format
-// stream-json` (Claude-compatible records) when the handshake fails.
+// Package qoder drives Qoder CLI through its hidden ACP mode (`qodercli --acp`), falling
+// back to `qodercli -p ... --output-format stream-json` when the handshake fails.
 package qoder
 
 import (
@@ -14,7 +13,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// Name is the registry key.
 const Name = "qodercli"
 
 // TestedVersions is the qodercli release the adapter was tested with.
@@ -26,7 +24,6 @@ var DefaultArgv = []string{"qodercli", "--acp"}
 // stopGrace: qodercli does not exit on stdin EOF and flushes slowly.
 const stopGrace = 2 * time.Second
 
-// Capabilities of qodercli in ACP mode.
 func Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{
 		Images: true, EmbeddedContext: true, Resume: true, Permissions: true, MCP: true,
@@ -40,9 +37,8 @@ func Capabilities() adapters.Capabilities {
 	}
 }
 
-// New builds the adapter from the [agents.qodercli] config entry;
-// trustProject lets qodercli read the project's settings files although
-// hub has not trusted them (--trust-project).
+// New builds the adapter from the [agents.qodercli] config entry; trustProject lets
+// qodercli read the project's settings files although hub has not trusted them.
 func New(ac config.AgentConfig, version string, trustProject bool, log zerolog.Logger) *acpclient.Adapter {
 	argv := ac.ArgvOr(DefaultArgv...)
 	return acpclient.New(acpclient.Config{
@@ -60,11 +56,10 @@ func New(ac config.AgentConfig, version string, trustProject bool, log zerolog.L
 	})
 }
 
-// SessionArgv is argv for a session in cwd: qodercli, a claude fork,
-// reads the project's .qoder settings, skills, commands, agents and
-// .mcp.json without asking when its input is not a terminal, so it runs
-// without those hub has not trusted (--setting-sources), and the notice
-// says so.
+// SessionArgv is argv for a session in cwd, and the notice of what it leaves out:
+// qodercli reads the project's .qoder settings, skills, commands, agents and .mcp.json
+// without asking when its input is not a terminal, so it runs without those hub has not
+// trusted.
 func SessionArgv(argv []string, cwd string, trustProject bool) ([]string, string) {
 	args, untrusted, noProject := config.SettingSources(argv[1:], cwd, ".qoder", trustProject)
 	if len(untrusted) == 0 {
@@ -74,11 +69,9 @@ func SessionArgv(argv []string, cwd string, trustProject bool) ([]string, string
 	return append([]string{argv[0]}, args...), config.LeftOut(Name, untrusted, memory, "allow tools, run hooks and start MCP servers", cwd)
 }
 
-// ProjectSettings are qodercli's settings files of the project in cwd, for
-// 'hub trust' to record.
+// ProjectSettings are qodercli's settings files of the project in cwd, for 'hub trust'.
 func ProjectSettings(cwd string) []string { return config.SettingsFiles(cwd, ".qoder") }
 
-// plainArgv is argv without --acp.
 func plainArgv(argv []string) []string { return acpclient.WithoutFlags(argv, "--acp") }
 
 // FallbackArgv is the stream-json command line for one prompt.
@@ -88,7 +81,6 @@ func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOpti
 	return append(out, "-p", adapters.PromptArg(prompt))
 }
 
-// permissionMode maps ACP mode ids to --permission-mode values.
 func permissionMode(mode string) string {
 	return cmp.Or(map[string]string{"acceptEdits": "accept_edits", "dontAsk": "dont_ask", "yolo": "bypass_permissions"}[mode], mode)
 }

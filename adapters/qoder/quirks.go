@@ -7,10 +7,9 @@ import (
 	"github.com/hubdev/hub/adapters/acpclient"
 )
 
-// Quirks are qodercli's departures from ACP: it reports a failed model call
-// twice, as an "[Error] <message>" message chunk and then as the JSON-RPC
-// error of session/prompt, so the chunk is held and shown only when the
-// error does not repeat it.
+// Quirks are qodercli's departures from ACP: it reports a failed model call twice, as an
+// "[Error] <message>" chunk and as session/prompt's error, so the chunk is held and shown
+// only when the error does not repeat it.
 var Quirks = acpclient.Quirks{ErrorChunk: errorChunk}
 
 func errorChunk(text string) string {

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -31,7 +32,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// Name is the registry name.
 const Name = "replay"
 
 // EnvScript names the env var holding a script path when none is configured.
@@ -51,8 +51,8 @@ type Step struct {
 	Event      *adapters.Event `json:"event,omitempty"`
 	SleepMS    int             `json:"sleep_ms,omitempty"`
 	Permission *PermissionStep `json:"permission,omitempty"`
-	// Question asks the user; the answers come back as a text event
-	// ("answers: {...}", "declined", "cannot ask").
+	// Question asks the user; the answer comes back as a text event ("answers: {...}",
+	// "declined", "cannot ask").
 	Question   *adapters.QuestionRequest `json:"question,omitempty"`
 	Allowed    []Step                    `json:"allowed,omitempty"`
 	Rejected   []Step                    `json:"rejected,omitempty"`
@@ -69,8 +69,7 @@ type PermissionStep struct {
 
 // Adapter plays scripts. Script "" means $HUB_REPLAY_SCRIPT, then echo.
 type Adapter struct {
-	// AgentName is the registry name; "" means Name.
-	AgentName string
+	AgentName string // the registry name; "" means Name
 	Script    string
 	Caps      adapters.Capabilities
 
@@ -79,8 +78,7 @@ type Adapter struct {
 	nextID atomic.Int64
 }
 
-// New returns a replay adapter with capabilities useful for tests: every
-// content type, resume, permissions, MCP, two models and two modes.
+// New returns a replay adapter with capabilities useful for tests.
 func New(script string) *Adapter {
 	return &Adapter{Script: script, Caps: adapters.Capabilities{
 		Images: true, Audio: true, EmbeddedContext: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
@@ -91,19 +89,17 @@ func New(script string) *Adapter {
 	}}
 }
 
-func (a *Adapter) Name() string {
-	return cmp.Or(a.AgentName, Name)
-}
+func (a *Adapter) Name() string { return cmp.Or(a.AgentName, Name) }
+
 func (a *Adapter) Capabilities() adapters.Capabilities { return a.Caps }
 
 // Starts returns the options of every Start call so far.
 func (a *Adapter) Starts() []adapters.SessionOptions {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]adapters.SessionOptions(nil), a.starts...)
+	return slices.Clone(a.starts)
 }
 
-// Start loads the script and opens a session.
 func (a *Adapter) Start(_ context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	path := cmp.Or(a.Script, os.Getenv(EnvScript))
 	var turns [][]Step
@@ -166,8 +162,7 @@ type Session struct {
 
 func (s *Session) ID() string { return s.id }
 
-// SetModel and SetMode take any setting live: a script plays the same
-// whatever the model and mode.
+// SetModel and SetMode take any setting live: a script plays the same whatever they are.
 func (s *Session) SetModel(context.Context, string) error { return nil }
 func (s *Session) SetMode(context.Context, string) error  { return nil }
 
@@ -205,14 +200,12 @@ func (s *Session) start(prompt []adapters.Content) (*adapters.Turn, error) {
 	return t, nil
 }
 
-// interrupt interrupts the running turn.
 func (s *Session) interrupt() {
 	if t := s.turn.Current(); t != nil {
 		t.Cancel()
 	}
 }
 
-// Close cancels and marks the session closed.
 func (s *Session) Close() error {
 	s.interrupt()
 	s.mu.Lock()
@@ -221,8 +214,8 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// play plays steps into t, until t is cancelled; it returns a stop reason
-// when a done event or a cancellation ends the turn early.
+// play plays steps into t, until t is cancelled; it returns a stop reason when a done
+// event or a cancellation ends the turn early.
 func play(t *adapters.Turn, steps []Step) adapters.StopReason {
 	for _, st := range steps {
 		if t.IsCancelled() {
