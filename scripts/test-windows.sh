@@ -66,8 +66,17 @@ run_all() {
 		mount --bind "$repo/../shared" "$root$repo/../shared"
 	fi
 	local wenv=(/usr/bin/env -i HOME=/root PATH=/usr/bin:/bin WINEDEBUG=-all WINEPREFIX=/root/.wine XDG_RUNTIME_DIR=/tmp)
-	# The prefix, made once (a fresh root has none yet).
-	[ -d "$root/root/.wine" ] || chroot "$root" "${wenv[@]}" wineboot -i >/dev/null 2>&1 || true
+	# The prefix, made once (a fresh root has none yet), and made again when
+	# an earlier making was cut short: wineboot's server writes the registry
+	# (PATH, ComSpec: cmd.exe for the hook tests) only when it exits, so a
+	# prefix counts once its registry holds them.
+	if [ ! -e "$root/root/.wine/.hub-prefix" ]; then
+		rm -rf "$root/root/.wine"
+		chroot "$root" "${wenv[@]}" wineboot -i >/dev/null 2>&1 || true
+		chroot "$root" "${wenv[@]}" wineserver -w || true
+		grep -q '"ComSpec"' "$root/root/.wine/system.reg" 2>/dev/null || { echo "test-windows: wineboot made no usable prefix" >&2; return 1; }
+		touch "$root/root/.wine/.hub-prefix"
+	fi
 	# A wineserver of its own: the server opens files for its clients, so
 	# one started by another checkout's run, in another mount namespace,
 	# would not see this repository ("Path not found" for testdata).
