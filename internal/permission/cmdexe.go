@@ -382,15 +382,7 @@ func (r *reader) cmdExe(argv []arg, x *runCtx) input {
 			break
 		}
 	}
-	if x.stdin.kind == inText {
-		in := x.stdin
-		x.stdin = input{}
-		return r.cmdScript(in.text, x)
-	}
-	if x.stdin.kind == inUnknown && !x.stdin.dl {
-		r.out.unclear = true
-	}
-	return r.final(argv, x)
+	return r.fromStdin(argv, x, func(s string) input { return r.cmdScript(s, x) })
 }
 
 // wsl reads wsl.exe: its command line run by Linux's shell, or the argv

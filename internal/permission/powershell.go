@@ -1251,15 +1251,10 @@ func (r *reader) psRun(code arg, argv []arg, x *runCtx) input {
 
 // psStdin: pwsh reading its commands from stdin.
 func (r *reader) psStdin(argv []arg, x *runCtx) input {
-	switch in := x.stdin; {
-	case in.kind == inText:
-		x.stdin = input{}
-		r.psRun(arg{text: in.text}, argv, x)
+	return r.fromStdin(argv, x, func(s string) input {
+		r.psRun(arg{text: s}, argv, x)
 		return input{kind: inUnknown}
-	case in.kind == inUnknown && !in.dl:
-		r.out.unclear = true
-	}
-	return r.final(argv, x) // a download on stdin is refused by the downloads rule
+	})
 }
 
 // psDecode decodes -EncodedCommand: base64 of UTF-16LE.

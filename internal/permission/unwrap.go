@@ -886,7 +886,7 @@ func substitute(cmd []arg, rep string, items []arg) []arg {
 // find: the commands -exec, -execdir, -ok and -okdir run on every file
 // under the start paths.
 func (r *reader) find(argv []arg, x *runCtx) {
-	items := underAll(findStarts(argv[1:]), ".")
+	items := underAll(findStarts(argv[1:]))
 	args := argv[1:]
 	for i := 0; i < len(args); i++ {
 		if !slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, args[i].text) {
@@ -944,7 +944,7 @@ func (r *reader) rg(argv []arg, x *runCtx) {
 		}
 	}
 	for _, p := range progs {
-		r.run(append([]arg{p}, underAll(append(paths, arg{text: "."}), ".")...), &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+		r.run(append([]arg{p}, underAll(append(paths, arg{text: "."}))...), &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
 	}
 }
 
@@ -1048,11 +1048,18 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 			r.out.unclear = true // a script hub cannot name: <(…), $F
 		}
 		return r.final(argv, x) // a script file
-	case x.stdin.kind == inText:
-		in := x.stdin
+	}
+	return r.fromStdin(argv, x, func(s string) input { return r.nested(arg{text: s}, x, nil) })
+}
+
+// fromStdin reads the script on stdin with read; an unknown one leaves the
+// line unclear (a download is refused by the downloads rule).
+func (r *reader) fromStdin(argv []arg, x *runCtx, read func(script string) input) input {
+	switch in := x.stdin; {
+	case in.kind == inText:
 		x.stdin = input{}
-		return r.nested(arg{text: in.text}, x, nil)
-	case x.stdin.kind == inUnknown && !x.stdin.dl:
+		return read(in.text)
+	case in.kind == inUnknown && !in.dl:
 		r.out.unclear = true
 	}
 	return r.final(argv, x)
@@ -1223,13 +1230,13 @@ func (r *reader) output(c *call) input {
 			return c.stdin
 		}
 	case "find":
-		return input{kind: inFiles, files: underAll(findStarts(c.argv[1:]), ".")}
+		return input{kind: inFiles, files: underAll(findStarts(c.argv[1:]))}
 	case "pwd":
 		if len(c.cwds) == 1 {
 			return input{kind: inText, text: c.cwds[0] + "\n"}
 		}
 	case "ls":
-		return input{kind: inFiles, files: underAll(operands(c.argv[1:]), ".")}
+		return input{kind: inFiles, files: underAll(operands(c.argv[1:]))}
 	}
 	if downloaders[c.prog()] {
 		return input{kind: inUnknown, dl: true}
@@ -1237,14 +1244,14 @@ func (r *reader) output(c *call) input {
 	return input{kind: inUnknown, dl: c.stdin.dl}
 }
 
-func underAll(args []arg, def string) []arg {
+// underAll marks args (or ".") as naming everything under them.
+func underAll(args []arg) []arg {
+	out := slices.Clone(args)
 	if len(args) == 0 {
-		args = []arg{{text: def}}
+		out = []arg{{text: "."}}
 	}
-	out := make([]arg, len(args))
-	for i, a := range args {
-		a.under = true
-		out[i] = a
+	for i := range out {
+		out[i].under = true
 	}
 	return out
 }
