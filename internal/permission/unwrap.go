@@ -657,9 +657,8 @@ func gitSpelled(args []arg) []arg {
 	return out
 }
 
-// gitRuns reads the programs a git command (its subcommand first) is given
-// to run, now or later: by config, an option, submodule foreach, bisect
-// run, an ext:: remote.
+// gitRuns reads the programs a git command (subcommand first) runs, now or
+// later: by config, an option, submodule foreach, bisect run, ext:: remotes.
 func (r *reader) gitRuns(args []arg, x *runCtx) {
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
 		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
@@ -782,9 +781,8 @@ func (s optSpec) walk(args []arg, each func(o string, v arg)) []arg {
 	return nil
 }
 
-// alsoRead reads alt, the command an older, looser reading of a wrapper's
-// options found, when it differs from cmd: the line is then unclear, and
-// what alt is refused for stays refused.
+// alsoRead reads alt, an older, looser reading of a wrapper's options, when it
+// differs from cmd: the line is unclear, and what alt is refused for stays so.
 func (r *reader) alsoRead(alt, cmd []arg, x *runCtx) {
 	if slices.EqualFunc(alt, cmd, func(a, b arg) bool { return a.text == b.text }) {
 		return
@@ -1079,9 +1077,8 @@ func (r *reader) nested(script arg, x *runCtx, pos []arg) input {
 	return input{kind: inUnknown} // what the script writes
 }
 
-// readable reports whether a script argument can be read: a substitution
-// leaves the line unclear; an unknown one is not read (denied when it is
-// a download).
+// readable reports whether a script argument can be read: a substitution is
+// unclear; an unknown one is not read (denied when it is a download).
 func (r *reader) readable(script arg) bool {
 	if script.subst {
 		r.out.unclear = true
@@ -1290,15 +1287,8 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 	if slices.ContainsFunc(argv[1:], func(a arg) bool { return slices.Contains([]string{"-f", "-l", "-r", "-d", "-c"}, a.text) }) {
 		return r.final(argv, x) // a script file, or no script: a listing, a removal
 	}
-	switch x.stdin.kind {
-	case inText:
-		in := x.stdin
-		x.stdin = input{}
-		return r.nested(arg{text: in.text}, x, nil)
-	case inUnknown:
-		r.out.unclear = true
-	}
-	return r.final(argv, x)
+	r.out.unclear = r.out.unclear || x.stdin.kind == inUnknown // a download too
+	return r.fromStdin(argv, x, func(s string) input { return r.nested(arg{text: s}, x, nil) })
 }
 
 // gitConfig notes an alias git -c or git config sets, and reads a program
