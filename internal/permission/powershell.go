@@ -664,21 +664,22 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	if to, ok := x.sc.vars["psalias:"+strings.ToLower(prog.text)]; ok && !prog.dynamic { // Set-Alias x Remove-Item; x -r ~
 		prog = to
 	}
-	if n := psCmdletName(prog); n == "set-alias" || n == "sal" || n == "new-alias" || n == "nal" {
+	cmdlet := psCmdletName(prog)
+	if slices.Contains([]string{"set-alias", "sal", "new-alias", "nal"}, cmdlet) {
 		r.psAlias(c.words[1:], x.sc)
 	}
-	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
+	if spec, ok := psCmdlets[cmdlet]; ok && !prog.dynamic {
 		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
 		for _, w := range c.words[1:] {
 			words = append(words, w.raw)
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
-		if n := psCmdletName(prog); n != strings.ToLower(prog.text) { // and by the cmdlet's name: Remove-Item names ri and del
-			x.layers = append(x.layers, append([]string{n}, words[1:]...))
+		if cmdlet != strings.ToLower(prog.text) { // and by the cmdlet's name: Remove-Item names ri and del
+			x.layers = append(x.layers, append([]string{cmdlet}, words[1:]...))
 		}
 		return r.psCmdlet(spec, c.words[1:], x)
 	}
-	if n := psCmdletName(prog); (n == "foreach-object" || n == "%" || n == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
+	if (cmdlet == "foreach-object" || cmdlet == "%" || cmdlet == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
 		return w.bare && strings.EqualFold(w.raw, "delete")
 	}) {
 		return r.run([]arg{{text: "xargs"}, {text: "rm"}, {text: "-r"}}, x) // gci ~ -r | % Delete: each item piped in deleted
