@@ -469,7 +469,6 @@ func (l *psLex) single() string {
 	return b.String()
 }
 
-// double reads a "…" string into cur.
 func (l *psLex) double(cur *arg) {
 	for l.i++; l.i < len(l.src); {
 		c := l.src[l.i]
@@ -1250,7 +1249,6 @@ func (r *reader) psRun(code arg, argv []arg, x *runCtx) input {
 	return input{kind: inUnknown}
 }
 
-// psStdin: pwsh reading its commands from stdin.
 func (r *reader) psStdin(argv []arg, x *runCtx) input {
 	return r.fromStdin(argv, x, func(s string) input {
 		r.psRun(arg{text: s}, argv, x)

@@ -50,7 +50,7 @@ var (
 		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
-		"xcrun": "", "arch": "de", "corepack": "", "npx": "pwc", "bunx": "p", "uvx": "p", // macOS's tool and architecture runners, node's package manager and package runners (npm exec, pnpm dlx, … are npx)
+		"xcrun": "", "arch": "de", "corepack": "", "npx": "pwc", "bunx": "p", "uvx": "p", // npm exec, pnpm dlx, … are npx
 	}
 	// longValued are wrappers' long options that take the next word.
 	longValued = map[string][]string{
