@@ -391,8 +391,10 @@ func hasDownload(n syntax.Node) bool {
 		if ce, ok := x.(*syntax.CallExpr); ok {
 			for _, w := range ce.Args {
 				lit := w.Lit()
-				if q, ok := w.Parts[0].(*syntax.SglQuoted); ok && len(w.Parts) == 1 {
-					lit = q.Value
+				if len(w.Parts) == 1 {
+					if q, ok := w.Parts[0].(*syntax.SglQuoted); ok {
+						lit = q.Value
+					}
 				}
 				found = found || downloaders[progName(lit)]
 			}

@@ -1287,7 +1287,7 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 	if slices.ContainsFunc(argv[1:], func(a arg) bool { return slices.Contains([]string{"-f", "-l", "-r", "-d", "-c"}, a.text) }) {
 		return r.final(argv, x) // a script file, or no script: a listing, a removal
 	}
-	r.out.unclear = r.out.unclear || x.stdin.kind == inUnknown // a download too
+	r.out.unclear = r.out.unclear || x.stdin.kind == inUnknown // a download too: it runs later
 	return r.fromStdin(argv, x, func(s string) input { return r.nested(arg{text: s}, x, nil) })
 }
 
