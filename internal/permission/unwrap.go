@@ -92,9 +92,8 @@ var (
 	privileged = set("sudo", "doas", "pkexec", "runuser", "chroot", "su", "sg", "nsenter", "unshare", "systemd-run", "fakeroot")
 )
 
-// npxRunnerAt is where argv's npxRunners words stand, past the runner's
-// options (and a word after an option, as it may be one); the last is the
-// runner's.
+// npxRunnerAt is where argv's npxRunners words stand past the runner's options
+// (a word after an option may be one); the last is the runner's.
 func npxRunnerAt(argv []string) []int {
 	prog := progName(argv[0])
 	if prog == "pnpx" { // pnpm dlx
@@ -150,8 +149,7 @@ func texts(argv []arg) []string {
 	return out
 }
 
-// run unwraps argv and records what runs; it returns what the command
-// writes to stdout.
+// run unwraps argv and records what runs; it returns what it writes to stdout.
 func (r *reader) run(argv []arg, x *runCtx) input {
 	for {
 		if len(argv) == 0 {
@@ -417,8 +415,7 @@ func skipOpts(args []arg, valued string, long ...string) []arg {
 	return optSpec{valued: valued, long: long, longValued: long}.walk(args, func(string, arg) {})
 }
 
-// envLong are env's long options; envValued maps those taking a value to
-// their short form.
+// envLong are env's long options; envValued maps the valued ones to short.
 var (
 	envLong   = []string{"ignore-environment", "null", "unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal", "list-signal-handling", "debug", "help", "version"}
 	envValued = map[string]string{"unset": "u", "chdir": "C", "split-string": "S"}
@@ -470,8 +467,7 @@ func (r *reader) env(args []arg, x *runCtx) []arg {
 	return nil
 }
 
-// longOpt is the option of names that name (without dashes) is, or is a
-// unique prefix of.
+// longOpt is the one of names that name (without dashes) is or uniquely prefixes.
 func longOpt(name string, names []string) string {
 	if slices.Contains(names, name) {
 		return name
@@ -708,8 +704,7 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 	}
 }
 
-// toolRuns reads the programs go is given to run: -exec, -toolexec,
-// -vettool, go generate's directives.
+// toolRuns reads what go runs: -exec, -toolexec, -vettool, go generate's lines.
 func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
 	if name != "go" {
 		return
@@ -791,8 +786,7 @@ func (r *reader) alsoRead(alt, cmd []arg, x *runCtx) {
 	r.run(alt, x.fork())
 }
 
-// xargs: its command gets the input's words as operands, or in place of
-// its replace-string.
+// xargs: its command gets the input's words as operands or for its replace-string.
 func (r *reader) xargs(args []arg, x *runCtx) []arg {
 	x.opaque = true
 	replace, items := "", inputItems(x.stdin)
@@ -881,8 +875,7 @@ func substitute(cmd []arg, rep string, items []arg) []arg {
 	return out
 }
 
-// find: the commands -exec, -execdir, -ok and -okdir run on every file
-// under the start paths.
+// find: what -exec, -execdir, -ok and -okdir run on every file under the starts.
 func (r *reader) find(argv []arg, x *runCtx) {
 	items := underAll(findStarts(argv[1:]))
 	args := argv[1:]
@@ -1063,8 +1056,7 @@ func (r *reader) fromStdin(argv []arg, x *runCtx, read func(script string) input
 	return r.final(argv, x)
 }
 
-// nested walks a script given as an argument, inside the wrapper's layers;
-// pos are its $0, $1, ….
+// nested walks a script argument inside the wrapper's layers; pos are its $0, $1, ….
 func (r *reader) nested(script arg, x *runCtx, pos []arg) input {
 	if r.readable(script) {
 		sc := x.sc.clone()
