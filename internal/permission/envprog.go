@@ -46,8 +46,7 @@ func (r *reader) envPrograms(x *runCtx) {
 	}
 }
 
-// envProgram reads what variable name set to v runs, once a line; a
-// BASH_FUNC_x%% name is a function bash imports.
+// envProgram reads what variable name set to v runs, once a line (BASH_FUNC_x%%: a bash function).
 func (r *reader) envProgram(name string, v arg, x *runCtx) {
 	fn, isFn := strings.CutPrefix(name, "BASH_FUNC_")
 	name = strings.ToUpper(name) // Windows takes Editor for EDITOR, also from Git Bash
@@ -161,8 +160,7 @@ func (r *reader) goGenerate(args []arg, x *runCtx) {
 	}
 }
 
-// generateIn reads the //go:generate lines in root, a file or directory (its
-// tree when all, skipping what go skips).
+// generateIn reads the //go:generate lines in root, a file or directory (its tree when all).
 func (r *reader) generateIn(root string, all bool, left *int) {
 	top := fromShellPath(root)
 	_ = filepath.WalkDir(lookupName(top), func(p string, d fs.DirEntry, err error) error {
@@ -206,8 +204,7 @@ func (r *reader) generateIn(root string, all bool, left *int) {
 	})
 }
 
-// goWords splits a //go:generate line as go generate does (hub knows only
-// $HOME and $DOLLAR).
+// goWords splits a //go:generate line as go generate does (hub knows only $HOME and $DOLLAR).
 func goWords(s, home string) []arg {
 	var out []arg
 	for s = strings.TrimLeft(s, " \t"); s != ""; s = strings.TrimLeft(s, " \t") {
@@ -313,8 +310,7 @@ func (r *reader) pkgSets(ops []arg, dir string) {
 
 var pkgFiles = []string{"package.json", "deno.json", "deno.jsonc"}
 
-// readScript reads a script (or deno task) run in dir as sh, cmd.exe (npm's
-// shell on Windows) and PowerShell would.
+// readScript reads a script (or deno task) run in dir as sh, cmd.exe and PowerShell would.
 func (r *reader) readScript(v any, dir string) {
 	line, ok := v.(string)
 	if task, isTask := v.(map[string]any); isTask {

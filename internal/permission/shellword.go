@@ -319,8 +319,7 @@ func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 	return arg{text: userHome(name)}, rest, true
 }
 
-// userHome is where ~name points; hub does not look users up, so the
-// answer is the same on every machine.
+// userHome is where ~name points; hub does not look users up: the same on every machine.
 func userHome(name string) string {
 	if name == "root" {
 		if runtime.GOOS == "darwin" {
@@ -404,8 +403,7 @@ func hasDownload(n syntax.Node) bool {
 	return found
 }
 
-// resolve is the cleaned absolute paths operand a names in each possible
-// working directory; ok is false when hub cannot tell.
+// resolve is the absolute paths operand a names in each possible cwd; ok is false when unknown.
 func resolve(a arg, cwds []string) ([]string, bool) {
 	if a.dynamic || remote(a.text) { // another machine's is not looked up: unknown
 		return nil, false

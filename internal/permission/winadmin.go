@@ -29,8 +29,7 @@ var regKeys = set("/hkey_current_user", "/hkey_local_machine", "/hkey_classes_ro
 	"/hkey_local_machine/software/policies", "/hkey_local_machine/software/wow6432node", "/hkey_local_machine/software/microsoft/windows",
 	"/hkey_local_machine/software/microsoft/windows nt", "/hkey_local_machine/software/microsoft/windows/currentversion")
 
-// regTrees are the registry's system trees (services, drivers, accounts,
-// boot configuration): nothing in them is deleted.
+// regTrees are the registry's system trees (services, accounts, boot): nothing in them is deleted.
 var regTrees = []string{"/hkey_local_machine/system", "/hkey_local_machine/sam", "/hkey_local_machine/security",
 	"/hkey_local_machine/bcd00000000", "/hkey_local_machine/hardware"}
 
@@ -105,8 +104,7 @@ func winRule(why string) func(k *check) bool {
 	}
 }
 
-// winWords reports the call's words matching pats (see winDenied); a word
-// only the shell knows makes the line unclear.
+// winWords reports the call's words matching pats (see winDenied); a dynamic word is unclear.
 func (k *check) winWords(pats []string) bool {
 	args := k.args()
 	for _, p := range pats {
