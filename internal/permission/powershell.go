@@ -536,10 +536,12 @@ func (r *reader) psVar(name string, sc *scope) arg {
 }
 
 // winSysVars are Windows' variables naming the system's folders.
-var winSysVars = map[string]string{"systemroot": "C:/Windows", "windir": "C:/Windows", "systemdrive": "C:",
-	"programfiles": "C:/Program Files", "programw6432": "C:/Program Files", "programfiles(x86)": "C:/Program Files (x86)",
-	"public": "C:/Users/Public", "comspec": "C:/Windows/System32/cmd.exe", "programdata": "C:/ProgramData",
-	"allusersprofile": "C:/ProgramData"}
+var winSysVars = map[string]string{
+	"systemroot": "C:/Windows", "windir": "C:/Windows", "systemdrive": "C:", "public": "C:/Users/Public",
+	"programfiles": "C:/Program Files", "programw6432": "C:/Program Files",
+	"programfiles(x86)": "C:/Program Files (x86)", "comspec": "C:/Windows/System32/cmd.exe",
+	"programdata": "C:/ProgramData", "allusersprofile": "C:/ProgramData",
+}
 
 // winVar is a Windows environment variable's value, where hub knows it: the
 // home and its folders, the system's folders, the directory.
@@ -552,8 +554,9 @@ func (r *reader) winVar(name string, sc *scope) arg {
 	if v, ok := winSysVars[name]; ok {
 		return arg{text: v}
 	}
-	homeVars := map[string]string{"userprofile": r.home, "home": r.home, "username": path.Base(r.home), "homedrive": drive,
-		"homepath": rest, "appdata": r.home + "/AppData/Roaming", "localappdata": r.home + "/AppData/Local"}
+	homeVars := map[string]string{"userprofile": r.home, "home": r.home, "username": path.Base(r.home),
+		"homedrive": drive, "homepath": rest,
+		"appdata": r.home + "/AppData/Roaming", "localappdata": r.home + "/AppData/Local"}
 	if v, ok := homeVars[name]; ok {
 		return arg{text: v}
 	}
