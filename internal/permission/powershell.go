@@ -224,7 +224,11 @@ func (l *psLex) pipeline() []psCmd {
 			l.i++ // a background job: the statement ends
 			return append(pipe, cmd)
 		case c == '#':
-			l.comment()
+			if j := strings.IndexByte(l.src[l.i:], '\n'); j >= 0 {
+				l.i += j
+			} else {
+				l.i = len(l.src)
+			}
 			continue
 		case strings.HasPrefix(l.src[l.i:], "<#"):
 			if j := strings.Index(l.src[l.i:], "#>"); j >= 0 {
@@ -294,14 +298,6 @@ func (l *psLex) space() {
 		default:
 			return
 		}
-	}
-}
-
-func (l *psLex) comment() {
-	if j := strings.IndexByte(l.src[l.i:], '\n'); j >= 0 {
-		l.i += j
-	} else {
-		l.i = len(l.src)
 	}
 }
 
@@ -1056,17 +1052,15 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 
 // psNewItem reads New-Item by its -ItemType (any prefix of a type).
 func (r *reader) psNewItem(named map[string][]arg) (argv, ops []arg) {
-	paths := named["path"]
-	if n := named["name"]; len(n) > 0 {
-		if len(paths) == 0 {
-			paths = []arg{{text: "."}}
-		}
-		for i := range paths {
+	paths, n := named["path"], named["name"]
+	if len(paths) == 0 && len(n) > 0 {
+		paths = []arg{{text: "."}}
+	}
+	for i := range paths {
+		if len(n) > 0 {
 			paths[i].text = path.Join(paths[i].text, n[0].text)
 			paths[i].dynamic = paths[i].dynamic || n[0].dynamic
 		}
-	}
-	for i := range paths {
 		paths[i] = psPath(paths[i], r.home)
 	}
 	typ := strings.ToLower(joinArgs(named["itemtype"]).text)
