@@ -5,19 +5,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
-// The cmd.exe reader: a line cmd /c runs, read into the calls the sh
-// reader makes. %VAR% expands first (the home's variables as the home,
-// others unknown), then commands split at & && || | ( ) and newlines;
-// ^ escapes, "…" quotes; the builtins read as the programs they stand for
-// (rd /s as rm -r, del as rm, mklink as ln, …: cmdBuiltins); if and for
-// run the command they hold.
+// The cmd.exe reader: a line cmd /c runs, read into the calls the sh reader
+// makes, the builtins as the programs they stand for (cmdBuiltins).
 
-// cmdBuiltins: a builtin and what it reads as, its switches mapped
-// ("s=-r": /S read as -r); other switches are dropped.
+// cmdBuiltins: a builtin and what it reads as, its switches mapped ("s=-r":
+// /S read as -r); other switches are dropped.
 var cmdBuiltins = map[string]string{
 	"rd": "rm|s=-r", "rmdir": "rm|s=-r", "del": "rm -r|", "erase": "rm -r|", "copy": "cp|", "xcopy": "cp -r|",
 	"move": "mv|", "ren": "mv|", "rename": "mv|", "type": "cat|", "format": "mkfs|", "cd": "cd|", "chdir": "cd|",
@@ -25,8 +19,7 @@ var cmdBuiltins = map[string]string{
 	"mklink": "ln -s|h=-h", "dir": "ls|", "icacls": "chmod 0|t=-R", "takeown": "chown x|r=-R",
 }
 
-// winExes are the programs of cmdBuiltins that are programs of Windows,
-// whichever shell runs them.
+// winExes are the cmdBuiltins that are programs, whichever shell runs them.
 var winExes = set("robocopy", "xcopy", "format", "icacls", "takeown")
 
 func (r *reader) cmdScript(src string, x *runCtx) input {
@@ -82,13 +75,12 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 		case c == '>' || c == '<' || strings.ContainsRune("0123456789", rune(c)) && i+1 < len(src) && src[i+1] == '>':
 			op, n := psRedir(src[i:])
 			if c == '<' {
-				op, n = "", 1
+				op, n = 0, 1
 			}
-			i += n
 			var t arg
-			t, i = cmdWord(src, skipBlanks(src, i))
-			if op != "" {
-				redirs = append(redirs, redir{op: map[bool]syntax.RedirOperator{true: syntax.AppOut, false: syntax.RdrOut}[op == ">>"], target: psPath(t, r.home)})
+			t, i = cmdWord(src, skipBlanks(src, i+n))
+			if op != 0 {
+				redirs = append(redirs, redir{op: op, target: psPath(t, r.home)})
 			}
 		case c == '(': // a block after if's condition, for's set: one word
 			j := min(psMatch(strings.ReplaceAll(src, "`", "'"), i), len(src)-1) // ` escapes nothing in cmd: (`cmd`) of for /f
@@ -116,8 +108,7 @@ func skipBlanks(s string, i int) int {
 	return i
 }
 
-// cmdWord reads one word at i: ^ escapes, "…" quotes (dropped), \x00
-// marks a variable hub does not know.
+// cmdWord reads one word at i; \x00 marks a variable hub does not know.
 func cmdWord(s string, i int) (arg, int) {
 	var a arg
 	quoted := false
@@ -183,8 +174,8 @@ func (r *reader) cmdExpand(src string, sc *scope) string {
 	return b.String()
 }
 
-// cmdEdit is %X:~START[,LEN]% (a substring) or %X:OLD=NEW% (a
-// replacement, any letter case) of v; unknown for any other edit.
+// cmdEdit is %X:~START[,LEN]% or %X:OLD=NEW% (any letter case) of v;
+// unknown for any other edit.
 func cmdEdit(v arg, edit string) arg {
 	if edit == "" || v.dynamic {
 		return v
@@ -211,8 +202,6 @@ func cmdEdit(v arg, edit string) arg {
 	return v
 }
 
-// cmdCommand runs one command: a builtin as its program, if's and for's
-// command, anything else as the program it names.
 func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 	if len(words) == 0 {
 		return r.run(nil, x)
@@ -303,9 +292,8 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 	return r.run(append(argv, ops...), x)
 }
 
-// cmdFor reads for [/d | /r DIR | /l | /f "…"] %i in (SET) do COMMAND:
-// COMMAND once for each item of SET (each word, under DIR for /r); for
-// /f ('cmd'), cmd runs too and its lines are the items, unknown.
+// cmdFor reads for [/d | /r DIR | /l | /f "…"] %i in (SET) do COMMAND: once
+// per word of SET; for /f ('cmd') cmd runs too, its lines unknown items.
 func (r *reader) cmdFor(rest []arg, x *runCtx) input {
 	in := slices.IndexFunc(rest, func(a arg) bool { return strings.EqualFold(a.text, "in") })
 	do := slices.IndexFunc(rest, func(a arg) bool { return strings.EqualFold(a.text, "do") })
@@ -366,8 +354,7 @@ func cmdIfBody(w []arg) []arg {
 	return w[n:]
 }
 
-// cmdExe reads cmd /c LINE (or /k, /r): the rest of its words as one
-// line; with no line, the commands on stdin.
+// cmdExe reads cmd /c LINE (or /k, /r); with no line, the commands on stdin.
 func (r *reader) cmdExe(argv []arg, x *runCtx) input {
 	for i, a := range argv[1:] {
 		t := strings.ToLower(a.text)
@@ -395,19 +382,11 @@ func (r *reader) cmdExe(argv []arg, x *runCtx) input {
 			break
 		}
 	}
-	if x.stdin.kind == inText {
-		in := x.stdin
-		x.stdin = input{}
-		return r.cmdScript(in.text, x)
-	}
-	if x.stdin.kind == inUnknown && !x.stdin.dl {
-		r.out.unclear = true
-	}
-	return r.final(argv, x)
+	return r.fromStdin(argv, x, func(s string) input { return r.cmdScript(s, x) })
 }
 
-// wsl reads wsl.exe: its command line (its first word no option names,
-// or after --) run by Linux's shell, or the argv after -e run as it is.
+// wsl reads wsl.exe: its command line run by Linux's shell, or the argv
+// after -e run as it is.
 func (r *reader) wsl(argv []arg, x *runCtx) input {
 	args := argv[1:]
 	for i := 0; i < len(args); i++ {
@@ -435,8 +414,7 @@ func (r *reader) wsl(argv []arg, x *runCtx) input {
 	return r.shell([]arg{{text: "sh"}}, x) // a shell reading stdin
 }
 
-// winLater reads the command line a Windows program is given to run, now
-// or later: wmic process call create LINE, schtasks /create /tr LINE.
+// winLater reads wmic process call create LINE and schtasks /create /tr LINE.
 func (r *reader) winLater(argv []arg, x *runCtx) input {
 	for i := 1; i+1 < len(argv); i++ {
 		if t := strings.ToLower(argv[i].text); t == "create" || t == "/tr" || t == "-tr" {
@@ -460,9 +438,8 @@ func firstLine(s string) string {
 	return s[:j]
 }
 
-// cmdJoin joins words into a command line, quoting those with spaces (as
-// a program's runtime does) or with a , ; or = (a word that may be a path
-// stays one: reading it whole refuses no less).
+// cmdJoin joins words into a command line, quoting those with a blank , ;
+// or = (a word that may be a path stays one: whole, it refuses no less).
 func cmdJoin(args []arg) arg {
 	q := make([]arg, len(args))
 	for i, a := range args {

@@ -17,29 +17,22 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Programs named outside the command line: by a variable (an editor, a
-// pager, a proxy, a compiler, a prompt), however the line sets it, and by
-// a file in the workspace: rg's config, go generate's directives, the
-// package.json whose scripts a package manager runs. A Makefile is not
-// read: make's own language decides what a recipe runs.
+// Programs named outside the command line: by a variable, however the line
+// sets it, and by a workspace file (rg's config, go generate's directives,
+// package.json scripts). A Makefile is not read: make's language decides.
 
-// progVars are the variables naming a program another program runs: a
-// command line (git's, editors, pagers, askpass helpers, browsers, the
-// compilers make, cgo and cargo run, bash's prompt command), go's flags
-// (GOFLAGS), a word the shell expands before it runs, $(…) included
-// (wordVars).
+// progVars name a program another program runs: a command line, go's flags
+// (GOFLAGS), or a word the shell expands, $(…) included (wordVars).
 var progVars = strings.Fields(`GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF
 	GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS GIT_PROXY_COMMAND GIT_MAN_VIEWER MANPAGER LESSOPEN LESSCLOSE BROWSER GH_BROWSER SUDO_EDITOR
 	GH_EDITOR GH_PAGER KUBE_EDITOR SVN_EDITOR HGEDITOR FCEDIT PROMPT_COMMAND CC CXX CPP LD AR AS FC RUSTC RUSTC_WRAPPER
 	CARGO_BUILD_RUSTC_WRAPPER GOFLAGS PS0 PS1 PS2 PS4 BASH_ENV ENV`)
 
-// wordVars are the prompts and the file a non-interactive bash (or an
-// interactive sh) reads first: the shell expands them.
+// wordVars are the prompts and the startup file: the shell expands them.
 var wordVars = set("PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV")
 
-// envPrograms reads the programs the variables set for a call name: in
-// its layers (VAR=x, env, sudo; every one, not only the last) or earlier
-// on the line (x.env).
+// envPrograms reads the programs progVars name for a call: set in any of its
+// layers (VAR=x, env, sudo) or earlier on the line.
 func (r *reader) envPrograms(x *runCtx) {
 	for _, name := range progVars {
 		if v, ok := x.sc.vars[name]; ok {
@@ -53,10 +46,7 @@ func (r *reader) envPrograms(x *runCtx) {
 	}
 }
 
-// envProgram reads what the variable name set to v has run, once a line:
-// its value as a line (after a pager's | for LESSOPEN, each of BROWSER's
-// list, %s a file), go's flags, a word with $(…) or `…` the shell expands,
-// or a function bash imports (env 'BASH_FUNC_ls%%=() { …; }').
+// envProgram reads what variable name set to v runs, once a line (BASH_FUNC_x%%: a bash function).
 func (r *reader) envProgram(name string, v arg, x *runCtx) {
 	fn, isFn := strings.CutPrefix(name, "BASH_FUNC_")
 	name = strings.ToUpper(name) // Windows takes Editor for EDITOR, also from Git Bash
@@ -86,11 +76,9 @@ func (r *reader) envProgram(name string, v arg, x *runCtx) {
 	}
 }
 
-// winSetEnv is a variable PowerShell ($env:X = …, Set-Item Env:X) or
-// cmd.exe (set X=…) sets for the rest of the line: read for the program
-// it names, and kept as sh's export is, under the name every other check
-// looks up (Windows takes git_dir for GIT_DIR), its \ a /, so that git's
-// GIT_DIR and GIT_CONFIG_*, rg's config and HOME are read as in sh.
+// winSetEnv is a variable PowerShell or cmd.exe sets for the rest of the
+// line: read for the program it names, and kept as sh's export, upper case
+// (Windows takes git_dir for GIT_DIR) with \ as /, so other checks see it.
 func (r *reader) winSetEnv(name string, v arg, x *runCtx) {
 	r.envProgram(name, v, x)
 	if name = strings.ToUpper(name); name != "PWD" && syntax.ValidName(name) {
@@ -99,9 +87,8 @@ func (r *reader) winSetEnv(name string, v arg, x *runCtx) {
 	}
 }
 
-// buildVars reads the VAR=x arguments of make and configure (make
-// CC='…') as set for them, and go env -w's: a setting every later go
-// command takes is asked every time.
+// buildVars reads make's and configure's VAR=x arguments, and go env -w's
+// (every later go command takes those: asked every time).
 func (r *reader) buildVars(name string, args []arg, x *runCtx) {
 	goEnv := name == "go" && len(args) > 1 && args[0].text == "env" && slices.ContainsFunc(args, func(a arg) bool {
 		return slices.Contains([]string{"w", "w=true"}, strings.TrimLeft(a.text, "-"))
@@ -119,9 +106,8 @@ func (r *reader) buildVars(name string, args []arg, x *runCtx) {
 	}
 }
 
-// rgConfig are the arguments of the file RIPGREP_CONFIG_PATH names (one a
-// line, # a comment), which rg takes before its own (--pre too) unless
-// --no-config.
+// rgConfig are the arguments in RIPGREP_CONFIG_PATH's file, which rg takes
+// before its own (--pre too) unless --no-config.
 func (r *reader) rgConfig(argv []arg, x *runCtx) []arg {
 	v, ok := x.env("RIPGREP_CONFIG_PATH")
 	if !ok || hasLong(argv[1:], "--no-config") {
@@ -142,13 +128,10 @@ func (r *reader) rgConfig(argv []arg, x *runCtx) []arg {
 	return out
 }
 
-// maxGoSource is how much Go source one go generate reads.
-const maxGoSource = 16 << 20
+const maxGoSource = 16 << 20 // bytes one go generate reads
 
-// goGenerate reads what go generate (go [-C DIR] generate [PKGS]) runs:
-// the //go:generate lines of the packages named by a path (./... a tree,
-// a file), for the deny list only, as hooks are read. An import path, or
-// more than maxGoSource bytes, leaves the line unclear.
+// goGenerate reads the //go:generate lines go [-C DIR] generate runs, for
+// the deny list only; an import path or over maxGoSource bytes is unclear.
 func (r *reader) goGenerate(args []arg, x *runCtx) {
 	sc := x.sc.clone()
 	for len(args) > 1 && args[0].text == "-C" {
@@ -177,9 +160,7 @@ func (r *reader) goGenerate(args []arg, x *runCtx) {
 	}
 }
 
-// generateIn reads the //go:generate lines of the Go files in root (a
-// file, or a directory: its tree when all, without what go leaves out:
-// testdata, vendor, names starting with . or _).
+// generateIn reads the //go:generate lines in root, a file or directory (its tree when all).
 func (r *reader) generateIn(root string, all bool, left *int) {
 	top := fromShellPath(root)
 	_ = filepath.WalkDir(lookupName(top), func(p string, d fs.DirEntry, err error) error {
@@ -223,9 +204,7 @@ func (r *reader) generateIn(root string, all bool, left *int) {
 	})
 }
 
-// goWords splits a //go:generate line as go generate does: on blanks, a
-// word starting with " a Go string, $NAME and ${NAME} expanded (hub knows
-// $HOME and $DOLLAR, which is $).
+// goWords splits a //go:generate line as go generate does (hub knows only $HOME and $DOLLAR).
 func goWords(s, home string) []arg {
 	var out []arg
 	for s = strings.TrimLeft(s, " \t"); s != ""; s = strings.TrimLeft(s, " \t") {
@@ -254,18 +233,13 @@ func goWords(s, home string) []arg {
 	return out
 }
 
-// pkgManagers run their package.json's scripts: npm, pnpm, yarn and bun
-// for a script's name (and pre and post scripts, install scripts for an
-// install), node --run, deno task; and the monorepo runners that run
-// their workspaces' scripts by name (turbo, lerna, nx, npm-run-all).
+// pkgManagers run package.json's scripts (node only with --run, deno with
+// task); turbo, lerna, nx and npm-run-all those of the workspaces too.
 var pkgManagers = set("npm", "pnpm", "yarn", "bun", "node", "deno", "turbo", "lerna", "nx", "npm-run-all", "run-s", "run-p")
 
-// pkgScripts reads the scripts of the package.json a package manager
-// runs in (the nearest one up from each directory, or the one --prefix,
-// -C, --dir or --cwd names) and of its workspaces, as git's hooks are
-// read (readHooks): those the command names (scriptsRun), else every
-// script, for the deny list only, maxGitConfig bytes of each file and
-// maxGitFiles files at most.
+// pkgScripts reads, for the deny list only, the scripts of the nearest
+// package.json up from each directory and of its workspaces: those
+// scriptsRun names, else all; at most maxGitFiles files.
 func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	if !pkgManagers[name] || name == "node" && !hasLong(args, "--run") || name == "deno" && (len(args) == 0 || args[0].text != "task") {
 		return
@@ -293,13 +267,10 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	}
 }
 
-// scriptsRun are the scripts a package manager's command runs when it
-// names one plainly (npm run build, pnpm test, node --run x: it and its
-// pre and post scripts; restart's stop and start too); nil, every script,
-// for any other command, an option before the name included (npm -w pkg
-// run build: hub does not know each manager's options), a shorthand (pnpm
-// build) hub cannot tell from a built-in, and deno (a task's dependencies
-// run too).
+// scriptsRun are the scripts a command runs when it names one plainly (npm
+// run build: it, pre and post); nil, every script, for anything else: an
+// option before the name, a shorthand hub cannot tell from a built-in
+// (pnpm build), and deno (a task's dependencies run too).
 func scriptsRun(name string, w []string) []string {
 	w = append(w, "", "")
 	var s string
@@ -323,10 +294,8 @@ func scriptsRun(name string, w []string) []string {
 	return out
 }
 
-// pkgSets reads a script a package manager's own command writes in dir's
-// package.json for a later command to run (npm pkg set scripts.x=…, npm
-// set-script x …). Its config (npm config set editor …) writes its
-// credential store: refused already (writesCredStore).
+// pkgSets reads a script npm pkg set scripts.x=… or npm set-script writes
+// for a later command to run. (npm config set is refused: writesCredStore.)
 func (r *reader) pkgSets(ops []arg, dir string) {
 	w := append(texts(ops), "", "", "")
 	if w[0] == "set-script" {
@@ -339,12 +308,9 @@ func (r *reader) pkgSets(ops []arg, dir string) {
 	}
 }
 
-// pkgFiles hold the scripts (package.json's) and tasks (deno's) run.
 var pkgFiles = []string{"package.json", "deno.json", "deno.jsonc"}
 
-// readScript reads one script (or a deno task's command) run in dir
-// (see pkgScripts) as sh, cmd.exe (npm's shell on Windows) and a
-// script-shell's PowerShell would.
+// readScript reads a script (or deno task) run in dir as sh, cmd.exe and PowerShell would.
 func (r *reader) readScript(v any, dir string) {
 	line, ok := v.(string)
 	if task, isTask := v.(map[string]any); isTask {
@@ -368,9 +334,8 @@ func (r *reader) readScript(v any, dir string) {
 	}
 }
 
-// readScripts reads the scripts of dir's package.json and deno.json (see
-// pkgScripts) and, when ws, of the workspaces package.json or
-// pnpm-workspace.yaml lists.
+// readScripts reads dir's package.json and deno.json scripts and, when ws,
+// those of the workspaces they or pnpm-workspace.yaml list.
 func (r *reader) readScripts(dir string, only []string, left *int, ws bool) {
 	key := "pkg " + dir + " " + strings.Join(only, " ")
 	if *left--; r.active[key] || *left < 0 {
@@ -396,8 +361,7 @@ func (r *reader) readScripts(dir string, only []string, left *int, ws bool) {
 				}
 			}
 		}
-		// an always holds for these scripts, as for git's hooks (repoKey): not
-		// in another package, nor after a checkout or an edit changed them
+		// an always holds for these scripts only, as for git's hooks (repoKey)
 		b, _ = json.Marshal([]map[string]any{pkg.Scripts, pkg.Tasks})
 		r.out.repos = append(r.out.repos, dir)
 		r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %x", path.Join(dir, f), sha256.Sum256(b)))

@@ -14,22 +14,15 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// The PowerShell reader: a line PowerShell runs (pwsh -c, powershell.exe
-// -EncodedCommand, the native loop's shell on Windows) read into the calls
-// the sh reader makes, each cmdlet as the program it stands for
-// (Remove-Item -Recurse as rm -r, Set-Content as tee, …: psCmdlets), so
-// the deny list, the rules and the "always" scopes apply unchanged.
-// Statements split at ; newlines | && ||; quotes, backtick escapes, $var
-// and $env:X expand as far as they are static; (…), $(…), @(…) and script
-// blocks {…} are read as code wherever they stand (ForEach-Object,
-// Invoke-Command, Start-Job bodies, functions, branches). No maintained Go
+// The PowerShell reader: a line PowerShell runs, read into the calls the sh
+// reader makes, each cmdlet as the program it stands for (psCmdlets), so the
+// deny list, the rules and the "always" scopes apply unchanged. Code in
+// (…), $(…), @(…) and {…} is read wherever it stands. No maintained Go
 // parser of PowerShell exists: this is a small tokenizer.
 
 // windowsDeny is the deny list's verdict on req's line read as PowerShell
-// and as cmd.exe read it. An agent's line may run in either on Windows
-// (codex's and the native loop's PowerShell, cmd /c) and hub cannot tell
-// which: a line any reading refuses is refused. Only refusals count, so an
-// ordinary sh line stays as clear as sh reads it.
+// and as cmd.exe: on Windows a line may run in either and hub cannot tell
+// which. Only refusals count, so an sh line stays as clear as sh reads it.
 func (req Request) windowsDeny() string {
 	for _, rd := range req.windowsReadings() {
 		if rd.deny != "" {
@@ -40,7 +33,7 @@ func (req Request) windowsDeny() string {
 }
 
 // windowsReadings are req's line read as PowerShell and as cmd.exe; none
-// for an argv or a line whose shell req knows (reading is its one).
+// for an argv or a line whose shell req knows.
 func (req Request) windowsReadings() []*reading {
 	if req.Argv || req.Command == "" || req.Shell != adapters.ShellUnknown {
 		return nil
@@ -48,8 +41,8 @@ func (req Request) windowsReadings() []*reading {
 	return []*reading{readIn(adapters.ShellPowerShell, req.Command, req.dirs()), readIn(adapters.ShellCmd, req.Command, req.dirs())}
 }
 
-// readIn reads line, run in one of dirs, in shell's grammar (sh's when
-// unknown); cmd.exe's first line only: cmd /c runs no more.
+// readIn reads line in shell's grammar (sh's when unknown); cmd.exe's first
+// line only: cmd /c runs no more.
 func readIn(shell adapters.Shell, line string, dirs []string) *reading {
 	switch shell {
 	case adapters.ShellPowerShell:
@@ -61,8 +54,7 @@ func readIn(shell adapters.Shell, line string, dirs []string) *reading {
 	return readLine(line, dirs)
 }
 
-// psWord is one argument: its values (a, b is an array of two) and how
-// PowerShell reads it.
+// psWord is one argument: its values (a, b is an array of two).
 type psWord struct {
 	vals []arg
 	bare bool // a bareword: a command name, a -Parameter or a literal
@@ -75,7 +67,6 @@ type psCmd struct {
 	call   bool // after the call operator & or .
 }
 
-// psLex reads PowerShell source one statement at a time.
 type psLex struct {
 	r   *reader
 	src string
@@ -136,18 +127,16 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	return out
 }
 
-// PowerShell reads – — ― as a dash and ‘ ’ ‚ ‛ “ ” „ as quotes wherever
-// it reads - ' and " (Remove-Item –Recurse ‘~’): psTypography makes them
-// so; psDashes only the dashes (pwsh.exe's own parameters).
+// PowerShell reads – — ― as - and ‘ ’ ‚ ‛ “ ” „ as quotes (Remove-Item
+// –Recurse ‘~’); psDashes only the dashes (pwsh.exe's own parameters).
 var (
 	psDashes     = strings.NewReplacer("\u2013", "-", "\u2014", "-", "\u2015", "-")
 	psTypography = strings.NewReplacer("\u2013", "-", "\u2014", "-", "\u2015", "-", "\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'",
 		"\u201c", `"`, "\u201d", `"`, "\u201e", `"`)
 )
 
-// psParses reports a script without a < outside strings and comments
-// (PowerShell has no input redirection: an sh here-document is a parse
-// error, and then nothing runs).
+// psParses reports a script without a < outside strings and comments: an sh
+// here-document is a parse error, and then PowerShell runs nothing.
 func psParses(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch {
@@ -196,7 +185,6 @@ func psStringEnd(s string, i int) int {
 
 var psAssign = lazyRE(`^\s*\$(?:\{([^}]*)\}|([\w:]+))\s*[-+*/%]?=[^=]`)
 
-// assignment reads "$name =" at the start of a statement.
 func (l *psLex) assignment() (string, string) {
 	m := psAssign().FindStringSubmatchIndex(l.src[l.i:])
 	if m == nil {
@@ -207,7 +195,6 @@ func (l *psLex) assignment() (string, string) {
 	return "ps:" + name, "="
 }
 
-// pipeline reads commands up to the end of a statement.
 func (l *psLex) pipeline() []psCmd {
 	var pipe []psCmd
 	cmd := psCmd{}
@@ -237,7 +224,11 @@ func (l *psLex) pipeline() []psCmd {
 			l.i++ // a background job: the statement ends
 			return append(pipe, cmd)
 		case c == '#':
-			l.comment()
+			if j := strings.IndexByte(l.src[l.i:], '\n'); j >= 0 {
+				l.i += j
+			} else {
+				l.i = len(l.src)
+			}
 			continue
 		case strings.HasPrefix(l.src[l.i:], "<#"):
 			if j := strings.Index(l.src[l.i:], "#>"); j >= 0 {
@@ -249,13 +240,12 @@ func (l *psLex) pipeline() []psCmd {
 		}
 		if op, n := psRedir(l.src[l.i:]); n > 0 {
 			l.i += n
-			if op == "" { // 2>&1: a copy of a stream
+			if op == 0 { // 2>&1: a copy of a stream
 				continue
 			}
 			l.space()
-			w := l.word()
-			for _, v := range w.vals {
-				cmd.redirs = append(cmd.redirs, redir{op: map[bool]syntax.RedirOperator{true: syntax.AppOut, false: syntax.RdrOut}[op == ">>"], target: psPath(v, l.r.home)})
+			for _, v := range l.word().vals {
+				cmd.redirs = append(cmd.redirs, redir{op: op, target: psPath(v, l.r.home)})
 			}
 			continue
 		}
@@ -281,21 +271,21 @@ func (l *psLex) pipeline() []psCmd {
 	return pipe
 }
 
-// psRedir is the redirection at the start of s: ">" or ">>" (any stream,
-// to a file), "" for a stream merge (2>&1); n is its length.
-func psRedir(s string) (op string, n int) {
+// psRedir is the redirection at the start of s (any stream, to a file), 0
+// for a stream merge (2>&1); n is its length.
+func psRedir(s string) (op syntax.RedirOperator, n int) {
 	if len(s) > 1 && strings.ContainsRune("123456*", rune(s[0])) && s[1] == '>' {
 		n, s = 1, s[1:]
 	}
 	switch {
 	case strings.HasPrefix(s, ">&"):
-		return "", n + 3
+		return 0, n + 3
 	case strings.HasPrefix(s, ">>"):
-		return ">>", n + 2
+		return syntax.AppOut, n + 2
 	case strings.HasPrefix(s, ">"):
-		return ">", n + 1
+		return syntax.RdrOut, n + 1
 	}
-	return "", 0
+	return 0, 0
 }
 
 func (l *psLex) space() {
@@ -308,14 +298,6 @@ func (l *psLex) space() {
 		default:
 			return
 		}
-	}
-}
-
-func (l *psLex) comment() {
-	if j := strings.IndexByte(l.src[l.i:], '\n'); j >= 0 {
-		l.i += j
-	} else {
-		l.i = len(l.src)
 	}
 }
 
@@ -424,9 +406,8 @@ var (
 	psJoinPath = lazyRE(`(?i)^\s*join-path\s+(?:-path\s+)?([^\s;|(){}]+)\s+(?:-childpath\s+)?([^\s;|(){}]+)\s*$`)
 )
 
-// literal is the value of an expression of strings and variables joined
-// by + (and listed by ,): 'r'+'m', "$HOME" + '\.ssh', 'a','b'; ok is
-// false for anything else.
+// literal is the value of strings and variables joined by + and listed by
+// , ('r'+'m', "$HOME" + '\.ssh', 'a','b'); ok is false for anything else.
 func (l *psLex) literal(src string) (vals []arg, ok bool) {
 	if m := psJoinPath().FindStringSubmatch(src); m != nil { // Join-Path $HOME .ssh
 		a, b := (&psLex{r: l.r, src: m[1], x: l.x}).word().vals[0], (&psLex{r: l.r, src: m[2], x: l.x}).word().vals[0]
@@ -468,28 +449,22 @@ func psEscape(c byte) string {
 	return string([]byte{c})
 }
 
-// single reads a '…' string (” is ').
+// single reads a '…' string (a doubled quote is one).
 func (l *psLex) single() string {
 	var b strings.Builder
 	for l.i++; l.i < len(l.src); l.i++ {
-		c := l.src[l.i]
-		if c != '\'' {
-			b.WriteByte(c)
-			continue
-		}
-		if l.i+1 < len(l.src) && l.src[l.i+1] == '\'' {
-			b.WriteByte('\'')
+		if l.src[l.i] == '\'' {
+			if l.i+1 == len(l.src) || l.src[l.i+1] != '\'' {
+				l.i++
+				return b.String()
+			}
 			l.i++
-			continue
 		}
-		l.i++
-		return b.String()
+		b.WriteByte(l.src[l.i])
 	}
 	return b.String()
 }
 
-// double reads a "…" string into cur: backtick escapes, "" is ", $var
-// and $(…) expand.
 func (l *psLex) double(cur *arg) {
 	for l.i++; l.i < len(l.src); {
 		c := l.src[l.i]
@@ -519,7 +494,6 @@ func (l *psLex) double(cur *arg) {
 
 var psVarName = lazyRE(`^\$(?:\{([^}]*)\}|((?:[A-Za-z]\w*:)?[\w?]+|[$^?_]))`)
 
-// variable expands $name, ${name} or $env:NAME into cur.
 func (l *psLex) variable(cur *arg) {
 	m := psVarName().FindStringSubmatch(l.src[l.i:])
 	if m == nil {
@@ -534,9 +508,7 @@ func (l *psLex) variable(cur *arg) {
 	cur.download = cur.download || v.download
 }
 
-// psVar is a variable's value, where hub knows it: the home ($HOME,
-// $env:USERPROFILE, …, as %USERPROFILE% in cmd.exe: winVar), the
-// directory, one set earlier on the line.
+// psVar is a variable's value, where hub knows it.
 func (r *reader) psVar(name string, sc *scope) arg {
 	if env, ok := strings.CutPrefix(name, "env:"); ok {
 		return r.winVar(env, sc)
@@ -559,50 +531,39 @@ func (r *reader) psVar(name string, sc *scope) arg {
 	return unknown
 }
 
-// winVar is an environment variable of Windows hub knows the value of:
-// the home and the folders in it, the system's folders, the directory.
+// winSysVars are Windows' variables naming the system's folders.
+var winSysVars = map[string]string{
+	"systemroot": "C:/Windows", "windir": "C:/Windows", "systemdrive": "C:", "public": "C:/Users/Public",
+	"programfiles": "C:/Program Files", "programw6432": "C:/Program Files",
+	"programfiles(x86)": "C:/Program Files (x86)", "comspec": "C:/Windows/System32/cmd.exe",
+	"programdata": "C:/ProgramData", "allusersprofile": "C:/ProgramData",
+}
+
+// winVar is a Windows environment variable's value, where hub knows it: the
+// home and its folders, the system's folders, the directory.
 func (r *reader) winVar(name string, sc *scope) arg {
 	drive, rest := "", r.home
 	if len(r.home) > 2 && r.home[2] == '/' {
 		drive, rest = r.home[:2], r.home[2:]
 	}
-	switch strings.ToLower(name) {
-	case "userprofile", "home":
-		return arg{text: r.home}
-	case "username":
-		return arg{text: path.Base(r.home)}
-	case "homedrive":
-		return arg{text: drive}
-	case "homepath":
-		return arg{text: rest}
-	case "appdata":
-		return arg{text: r.home + "/AppData/Roaming"}
-	case "localappdata":
-		return arg{text: r.home + "/AppData/Local"}
-	case "systemroot", "windir":
-		return arg{text: "C:/Windows"}
-	case "systemdrive":
-		return arg{text: "C:"}
-	case "programfiles", "programw6432":
-		return arg{text: "C:/Program Files"}
-	case "programfiles(x86)":
-		return arg{text: "C:/Program Files (x86)"}
-	case "public":
-		return arg{text: "C:/Users/Public"}
-	case "comspec":
-		return arg{text: "C:/Windows/System32/cmd.exe"}
-	case "programdata", "allusersprofile":
-		return arg{text: "C:/ProgramData"}
-	case "cd":
-		if len(sc.cwds) == 1 {
-			return arg{text: sc.cwds[0]}
-		}
+	name = strings.ToLower(name)
+	if v, ok := winSysVars[name]; ok {
+		return arg{text: v}
+	}
+	homeVars := map[string]string{"userprofile": r.home, "home": r.home, "username": path.Base(r.home),
+		"homedrive": drive, "homepath": rest,
+		"appdata": r.home + "/AppData/Roaming", "localappdata": r.home + "/AppData/Local"}
+	if v, ok := homeVars[name]; ok {
+		return arg{text: v}
+	}
+	if name == "cd" && len(sc.cwds) == 1 {
+		return arg{text: sc.cwds[0]}
 	}
 	return unknown
 }
 
-// sub reads the code from the bracket at l.i to its match, and reports
-// whether what it writes carries a download.
+// sub reads the code in the brackets at l.i; true when what it writes
+// carries a download.
 func (l *psLex) sub(open byte) bool {
 	end := psMatch(l.src, l.i)
 	body := l.src[l.i+1 : max(end, l.i+1)]
@@ -611,8 +572,7 @@ func (l *psLex) sub(open byte) bool {
 	return l.r.psScript(body, sub).dl
 }
 
-// psMatch is the index of the bracket closing the one at i (len(s) when
-// none), past quotes and nested brackets.
+// psMatch is the index of the bracket closing the one at i, len(s) when none.
 func psMatch(s string, i int) int {
 	depth := 0
 	for ; i < len(s); i++ {
@@ -675,7 +635,6 @@ func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
 	return in
 }
 
-// psCommand runs one command of a pipeline.
 func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	if len(c.words) == 0 {
 		return r.run(nil, x)
@@ -703,21 +662,22 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	if to, ok := x.sc.vars["psalias:"+strings.ToLower(prog.text)]; ok && !prog.dynamic { // Set-Alias x Remove-Item; x -r ~
 		prog = to
 	}
-	if n := psCmdletName(prog); n == "set-alias" || n == "sal" || n == "new-alias" || n == "nal" {
+	cmdlet := psCmdletName(prog)
+	if slices.Contains([]string{"set-alias", "sal", "new-alias", "nal"}, cmdlet) {
 		r.psAlias(c.words[1:], x.sc)
 	}
-	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
+	if spec, ok := psCmdlets[cmdlet]; ok && !prog.dynamic {
 		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
 		for _, w := range c.words[1:] {
 			words = append(words, w.raw)
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
-		if n := psCmdletName(prog); n != strings.ToLower(prog.text) { // and by the cmdlet's name: Remove-Item names ri and del
-			x.layers = append(x.layers, append([]string{n}, words[1:]...))
+		if cmdlet != strings.ToLower(prog.text) { // and by the cmdlet's name: Remove-Item names ri and del
+			x.layers = append(x.layers, append([]string{cmdlet}, words[1:]...))
 		}
 		return r.psCmdlet(spec, c.words[1:], x)
 	}
-	if n := psCmdletName(prog); (n == "foreach-object" || n == "%" || n == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
+	if (cmdlet == "foreach-object" || cmdlet == "%" || cmdlet == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
 		return w.bare && strings.EqualFold(w.raw, "delete")
 	}) {
 		return r.run([]arg{{text: "xargs"}, {text: "rm"}, {text: "-r"}}, x) // gci ~ -r | % Delete: each item piped in deleted
@@ -739,8 +699,7 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	return r.run(argv, x)
 }
 
-// psAlias keeps the alias Set-Alias [-Name] N [-Value] V makes: later
-// commands named N run V (unknown when V is).
+// psAlias keeps the alias Set-Alias [-Name] N [-Value] V makes.
 func (r *reader) psAlias(words []psWord, sc *scope) {
 	var pos []arg
 	named := map[string]arg{}
@@ -768,8 +727,7 @@ func (r *reader) psAlias(words []psWord, sc *scope) {
 
 func psNumber(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
-// psCmdletName is a command word's cmdlet (module-qualified too), its
-// alias resolved.
+// psCmdletName is a command word's cmdlet, module-qualified or aliased too.
 func psCmdletName(a arg) string {
 	n := strings.ToLower(a.text)
 	if i := strings.LastIndexByte(n, '\\'); i >= 0 && strings.Contains(n[:i], ".") {
@@ -792,8 +750,7 @@ func psPath(a arg, home string) arg {
 	return a
 }
 
-// winShell reports cmd, pwsh or powershell: their arguments are code they
-// read, not paths.
+// winShell reports cmd, pwsh or powershell: their arguments are code, not paths.
 func winShell(a arg) bool {
 	p := progName(a.text)
 	return !a.dynamic && (p == "cmd" || p == "pwsh" || p == "powershell")
@@ -819,7 +776,7 @@ var (
 	winAdminShare = lazyRE(`(?i)^//(?:localhost|127\.0\.0\.1|\.|\?)/(?:unc/(?:localhost|127\.0\.0\.1)/)?([a-z])\$(?:/|$)`)
 )
 
-// .NET calls an expression may make on a file: [IO.File]::Delete(…), …
+// .NET calls on a file: [IO.File]::Delete(…), …
 var psDotNet = lazyRE(`(?i)\[(?:system\.)?io\.(directory|file)\]::(delete|writeall\w*|appendall\w*|create\w*)\s*\(\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
 
 var (
@@ -829,12 +786,10 @@ var (
 	psQuoted   = lazyRE(`'[^']*'|"[^"]*"`)
 )
 
-// psShadowDelete: shadow copies deleted by WMI or CIM (Remove-WmiObject,
-// Remove-CimInstance or .Delete() after naming them).
+// psShadowDelete: shadow copies deleted by WMI or CIM.
 var psShadowDelete = lazyRE(`(?is)win32_shadowcopy\b.*(remove-(wmiobject|ciminstance)|\brwmi\b|\brcim\b|\.delete\s*\()`)
 
-// psSetEnv: .NET's setter of a variable, [Environment]::SetEnvironmentVariable('NAME', 'value'),
-// its value when it is a literal.
+// psSetEnv: [Environment]::SetEnvironmentVariable('NAME', 'value'), the value when literal.
 var psSetEnv = lazyRE("(?i)\\[(?:system\\.)?environment\\]\\s*::\\s*setenvironmentvariable\\s*\\(\\s*['\"]?(\\w+)['\"]?\\s*,\\s*(?:'([^']*)'|\"([^\"$`]*)\")?")
 
 var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
@@ -843,11 +798,11 @@ var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblo
 // instance call that runs or changes something.
 var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete\w*|setvalue|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
 
-// psSafeTypes are the .NET types whose static calls only compute.
+// psSafeTypes are .NET types whose static calls only compute.
 var psSafeTypes = set("io.path", "math", "string", "datetime", "convert", "regex", "guid", "timespan", "text.encoding", "char", "int", "version", "uri", "bitconverter")
 
-// psExpr reads what an expression statement may do to files by .NET
-// calls, and refuses one naming a credential store as inline code does.
+// psExpr reads what an expression does to files by .NET calls, and refuses
+// one naming a credential store as inline code is.
 func (r *reader) psExpr(text string, x *runCtx) {
 	r.credCode(text, x.sc.cwds)
 	for _, m := range psCodeCall().FindAllStringIndex(text, 8) { // [scriptblock]::Create('…'): code
@@ -865,8 +820,7 @@ func (r *reader) psExpr(text string, x *runCtx) {
 		}
 	}
 	for _, m := range psDotNet().FindAllStringSubmatch(text, 8) {
-		l := &psLex{r: r, src: m[3], x: x}
-		a := psPath(l.word().vals[0], r.home)
+		a := psPath((&psLex{r: r, src: m[3], x: x}).word().vals[0], r.home)
 		argv := []arg{{text: "tee"}, a}
 		if strings.HasPrefix(strings.ToLower(m[2]), "delete") {
 			argv = []arg{{text: "rm"}, {text: "-r"}, a}
@@ -938,12 +892,12 @@ var psAliases = map[string]string{
 	"sp": "set-itemproperty",
 }
 
-// psRunners are the cmdlets that run code they are given: an "always"
-// for one covers only itself.
+// psRunners are the cmdlets that run code they are given: an "always" for
+// one covers only itself.
 var psRunners = set("invoke-expression", "start-process", "invoke-command", "icm", "foreach-object", "%", "foreach",
 	"where-object", "?", "where", "start-job", "sajb", "start-threadjob", "invoke-item", "ii", "new-item")
 
-// psProgram is the program a cmdlet (or alias) reads as ("" for none).
+// psProgram is the program a cmdlet or alias reads as ("" for none).
 func psProgram(word string) string {
 	prog, _, _ := strings.Cut(psCmdlets[psCmdletName(arg{text: word})], " ")
 	prog, _, _ = strings.Cut(prog, "|")
@@ -959,7 +913,6 @@ type psParam struct {
 	flag  string   // the program's flag it is read as; "+" an operand, "_" dropped
 }
 
-// psParams parses a cmdlet's parameters.
 func psParams(spec string) []psParam {
 	var ps []psParam
 	for _, f := range strings.Fields(spec + psCommon) {
@@ -997,9 +950,8 @@ func psParamOf(ps []psParam, name string) *psParam {
 	return found
 }
 
-// psCmdlet reads a cmdlet as its program; a parameter it does not know
-// is passed on as it is (PowerShell would refuse it: reading it as the
-// program's flag refuses no less).
+// psCmdlet reads a cmdlet as its program; an unknown parameter is passed on
+// (PowerShell would refuse it: the program's flag refuses no less).
 func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 	prog, params, _ := strings.Cut(spec, "|")
 	ps := psParams(params)
@@ -1100,17 +1052,15 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 
 // psNewItem reads New-Item by its -ItemType (any prefix of a type).
 func (r *reader) psNewItem(named map[string][]arg) (argv, ops []arg) {
-	paths := named["path"]
-	if n := named["name"]; len(n) > 0 {
-		if len(paths) == 0 {
-			paths = []arg{{text: "."}}
-		}
-		for i := range paths {
+	paths, n := named["path"], named["name"]
+	if len(paths) == 0 && len(n) > 0 {
+		paths = []arg{{text: "."}}
+	}
+	for i := range paths {
+		if len(n) > 0 {
 			paths[i].text = path.Join(paths[i].text, n[0].text)
 			paths[i].dynamic = paths[i].dynamic || n[0].dynamic
 		}
-	}
-	for i := range paths {
 		paths[i] = psPath(paths[i], r.home)
 	}
 	typ := strings.ToLower(joinArgs(named["itemtype"]).text)
@@ -1131,8 +1081,8 @@ func (r *reader) psNewItem(named map[string][]arg) (argv, ops []arg) {
 	return []arg{{text: "tee"}}, paths
 }
 
-// psStart reads Start-Process: its program with the words of its
-// argument list, its output to the files it names.
+// psStart reads Start-Process: its program and argument list, output to
+// the files it names.
 func (r *reader) psStart(named map[string][]arg, outs []arg, x *runCtx) input {
 	prog := named["filepath"]
 	if len(prog) == 0 {
@@ -1159,8 +1109,7 @@ func (r *reader) psStart(named map[string][]arg, outs []arg, x *runCtx) input {
 	return r.run(argv, x)
 }
 
-// winWords splits a Windows command line as programs do: at spaces
-// outside double quotes.
+// winWords splits a Windows command line at spaces outside double quotes.
 func winWords(s string) []string {
 	var out []string
 	var b strings.Builder
@@ -1186,9 +1135,8 @@ func winWords(s string) []string {
 	return out
 }
 
-// psExeParams are pwsh's and powershell.exe's parameters, each with the
-// shortest prefix it accepts, in the order PowerShell tries them; those
-// marked : take a value.
+// psExeParams are pwsh's parameters with the shortest prefix each accepts,
+// in the order PowerShell tries them; those marked : take a value.
 var psExeParams = []struct{ name, min string }{
 	{"commandwithargs", "commandw"}, {"cwa", "cwa"}, {"command", "c"}, {"encodedcommand", "e"}, {"ec", "ec"}, {"encodedarguments:", "encodeda"}, {"ea:", "ea"}, {"file", "f"},
 	{"executionpolicy:", "ex"}, {"ep:", "ep"}, {"noprofile", "nop"}, {"noninteractive", "noni"}, {"nologo", "nol"},
@@ -1198,9 +1146,8 @@ var psExeParams = []struct{ name, min string }{
 	{"mta", "mta"}, {"psconsolefile:", "psc"}, {"interactive", "i"}, {"help", "h"}, {"?", "?"}, {"noprofileloadtime", "noprofilel"},
 }
 
-// pwshExe reads pwsh or powershell.exe: -Command's words joined (- is
-// stdin), -EncodedCommand decoded, -File's script; the first word no
-// parameter names starts the command.
+// pwshExe reads pwsh: -Command's words joined (- is stdin), -EncodedCommand
+// decoded, -File's script; the first word no parameter names starts the code.
 func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 	r.interp(argv, x) // inline code naming a credential store, as for any interpreter
 	args := slices.Clone(argv[1:])
@@ -1275,9 +1222,8 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 	return r.psStdin(argv, x)
 }
 
-// psLiterals joins pwsh's code word and the words after it, each of
-// these that PowerShell would split or end at (a space, a comma, a ;)
-// quoted as one value.
+// psLiterals joins pwsh's code word and the words after it, quoting those
+// PowerShell would split or end at as one value each.
 func psLiterals(words []arg) arg {
 	out := slices.Clone(words)
 	for i := 1; i < len(out); i++ {
@@ -1288,7 +1234,6 @@ func psLiterals(words []arg) arg {
 	return joinArgs(out)
 }
 
-// psRun reads code given to pwsh.
 func (r *reader) psRun(code arg, argv []arg, x *runCtx) input {
 	if code.text == "" && !code.dynamic {
 		return r.psStdin(argv, x)
@@ -1301,17 +1246,11 @@ func (r *reader) psRun(code arg, argv []arg, x *runCtx) input {
 	return input{kind: inUnknown}
 }
 
-// psStdin: pwsh reading its commands from stdin (-Command -, or none).
 func (r *reader) psStdin(argv []arg, x *runCtx) input {
-	switch in := x.stdin; {
-	case in.kind == inText:
-		x.stdin = input{}
-		r.psRun(arg{text: in.text}, argv, x)
+	return r.fromStdin(argv, x, func(s string) input {
+		r.psRun(arg{text: s}, argv, x)
 		return input{kind: inUnknown}
-	case in.kind == inUnknown && !in.dl:
-		r.out.unclear = true
-	}
-	return r.final(argv, x) // a download on stdin is refused by the downloads rule
+	})
 }
 
 // psDecode decodes -EncodedCommand: base64 of UTF-16LE.

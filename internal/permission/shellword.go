@@ -11,10 +11,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Word expansion, as far as it is static: braces, quotes, ANSI-C quotes,
-// ~ and ~user, parameters hub knows (HOME, PWD, variables set earlier on
-// the line, positional parameters of sh -c and function calls) and their
-// :-, :?, :+ and := forms. Everything else is dynamic.
+// Word expansion, as far as it is static: braces, quotes, ~, parameters hub
+// knows and their :-, :?, :+ and := forms. Everything else is dynamic.
 
 // fields expands words into arguments (brace expansion, field splitting).
 func (r *reader) fields(words []*syntax.Word, sc *scope) []arg {
@@ -30,7 +28,7 @@ func (r *reader) fields(words []*syntax.Word, sc *scope) []arg {
 	return out
 }
 
-// braces is brace expansion of w, bounded.
+// braces is brace expansion of w, bounded by maxWords.
 func braces(w *syntax.Word) []*syntax.Word {
 	wc := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
 	if !syntax.SplitBraces(wc) { // no brace expansion
@@ -47,13 +45,11 @@ func braces(w *syntax.Word) []*syntax.Word {
 	return out
 }
 
-// joined expands a word into one argument, without splitting (assignment
-// values, here-strings, scripts).
+// joined expands a word into one argument, without field splitting.
 func (r *reader) joined(w *syntax.Word, sc *scope) arg {
 	return joinArgs(r.expandWord(w, sc, false))
 }
 
-// wordBuilder collects the fields of one word.
 type wordBuilder struct {
 	opaque bool // cur holds a dynamic part without a known possible value
 	out    []arg
@@ -165,7 +161,6 @@ func (r *reader) dblQuoted(q *syntax.DblQuoted, sc *scope, b *wordBuilder) {
 	}
 }
 
-// expansion adds a parameter, command, process or arithmetic expansion.
 func (r *reader) expansion(p syntax.WordPart, sc *scope, b *wordBuilder, quoted bool) {
 	add := b.addSplit
 	if quoted {
@@ -233,8 +228,7 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 	return val // no operator, an error operator, or a default not taken
 }
 
-// paramOp evaluates ${X%/*}, ${X#…}, ${X/a/b}, ${#X}, ${X:1:2}, … of a
-// variable hub knows, with patterns that are literal.
+// paramOp evaluates ${X%/*}, ${X/a/b}, ${#X}, … of a known variable, literal patterns only.
 func (r *reader) paramOp(p *syntax.ParamExp, sc *scope) arg {
 	if p.Param == nil || p.Excl || p.Index != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil {
 		return unknown
@@ -274,8 +268,7 @@ func (r *reader) wordOrEmpty(w *syntax.Word, sc *scope) arg {
 	return r.joined(w, sc)
 }
 
-// lookup finds a parameter: set says it has a value, known that hub knows
-// whether it has one and which.
+// lookup finds a parameter: set says it has a value, known that hub knows whether and which.
 func (r *reader) lookup(name string, sc *scope) (val arg, set, known bool) {
 	if n, err := strconv.Atoi(name); err == nil {
 		if sc.pos == nil {
@@ -307,7 +300,7 @@ func (r *reader) positional(sc *scope, from int) []arg {
 	return sc.pos[from:]
 }
 
-// tilde expands a leading ~, ~user, ~+ (the value, the rest of the lit).
+// tilde expands a leading ~, ~user, ~+: the value, and the rest of lit.
 func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 	name := lit[1:]
 	rest := ""
@@ -326,8 +319,7 @@ func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 	return arg{text: userHome(name)}, rest, true
 }
 
-// userHome is where ~name points; hub does not look users up, so the
-// answer is the same on every machine.
+// userHome is where ~name points; hub does not look users up: the same on every machine.
 func userHome(name string) string {
 	if name == "root" {
 		if runtime.GOOS == "darwin" {
@@ -356,8 +348,7 @@ func mergeLits(parts []syntax.WordPart) []syntax.WordPart {
 	return out
 }
 
-// unescape removes an unquoted literal's backslashes; glob says it holds
-// unescaped pattern characters.
+// unescape removes an unquoted literal's backslashes; glob: it holds pattern characters.
 func unescape(s string) (string, bool) {
 	var sb strings.Builder
 	glob := false
@@ -398,13 +389,13 @@ func hasDownload(n syntax.Node) bool {
 	syntax.Walk(n, func(x syntax.Node) bool {
 		if ce, ok := x.(*syntax.CallExpr); ok {
 			for _, w := range ce.Args {
-				if lit := w.Lit(); lit != "" && downloaders[progName(lit)] {
-					found = true
-				} else if lit == "" && len(w.Parts) == 1 {
-					if q, ok := w.Parts[0].(*syntax.SglQuoted); ok && downloaders[progName(q.Value)] {
-						found = true
+				lit := w.Lit()
+				if len(w.Parts) == 1 {
+					if q, ok := w.Parts[0].(*syntax.SglQuoted); ok {
+						lit = q.Value
 					}
 				}
+				found = found || downloaders[progName(lit)]
 			}
 		}
 		return !found
@@ -412,8 +403,7 @@ func hasDownload(n syntax.Node) bool {
 	return found
 }
 
-// resolve is the absolute, cleaned paths a (an operand) names in each of
-// the possible working directories; ok is false when hub cannot tell.
+// resolve is the absolute paths operand a names in each possible cwd; ok is false when unknown.
 func resolve(a arg, cwds []string) ([]string, bool) {
 	if a.dynamic || remote(a.text) { // another machine's is not looked up: unknown
 		return nil, false

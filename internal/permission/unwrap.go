@@ -31,7 +31,7 @@ func (x *runCtx) env(name string) (arg, bool) {
 	return v, ok
 }
 
-// fork is x for a second reading that must not change x's scope.
+// fork is x for a second reading, with a scope of its own.
 func (x *runCtx) fork() *runCtx {
 	y := *x
 	y.sc = x.sc.clone()
@@ -42,17 +42,17 @@ var (
 	downloaders  = set("curl", "wget", "wget2", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lwp-request")
 	shells       = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "csh", "tcsh", "posh", "rbash", "hush", "cmd")
 	interpreters = set("python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "tclsh", "rscript", "osascript", "pwsh", "powershell", "pwsh-preview")
-	// transparent wrappers change neither who runs nor what.
-	plainWrappers = map[string]string{ // name -> its options that take a value
+	// plainWrappers change neither who runs nor what: name -> options that take a value.
+	plainWrappers = map[string]string{
 		"nohup": "", "time": "fo", "command": "", "builtin": "", "exec": "a", "stdbuf": "ioe", "unbuffer": "",
 		"setsid": "", "nice": "n", "ionice": "cnpPu", "strace": "oepsuEIabXPSO", "ltrace": "oepsunaAx",
 		"timeout": "sk", "sudo": "ugpCUrtThDR", "doas": "uC", "pkexec": "u", "runuser": "ugs", "chroot": "",
 		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
-		"xcrun": "", "arch": "de", "corepack": "", "npx": "pwc", "bunx": "p", "uvx": "p", // macOS's tool and architecture runners, node's package manager and package runners (npm exec, pnpm dlx, … are npx)
+		"xcrun": "", "arch": "de", "corepack": "", "npx": "pwc", "bunx": "p", "uvx": "p", // npm exec, pnpm dlx, … are npx
 	}
-	// longValued are the long options of wrappers that take the next word.
+	// longValued are wrappers' long options that take the next word.
 	longValued = map[string][]string{
 		"sudo":        {"user", "group", "host", "prompt", "chdir", "chroot", "close-from", "role", "type", "other-user", "command-timeout"},
 		"doas":        {"user"},
@@ -71,10 +71,8 @@ var (
 	}
 	// npxRunners run a package's program as npx does (they may fetch it).
 	npxRunners = set("npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec", "bun x", "bun exec")
-	// pnpmCommands and bunCommands are the package managers' own commands
-	// (pnpm's and those it passes to npm). Any other first word, and a word
-	// after "bun run", is a script or, failing that, a program they run:
-	// "pnpm eslint .", "bun run ls" (bun: a word that is not a file path).
+	// pnpmCommands and bunCommands are the managers' own commands; any other
+	// first word, and one after "bun run", may be a program they run.
 	pnpmCommands = set("add", "i", "install", "it", "install-test", "ln", "link", "prune", "rb", "rebuild", "rm", "remove",
 		"un", "uninstall", "unlink", "up", "update", "upgrade", "import", "fetch", "patch", "patch-commit", "patch-remove",
 		"approve-builds", "ignored-builds", "audit", "ls", "list", "ll", "la", "outdated", "why", "licenses", "peers",
@@ -94,10 +92,8 @@ var (
 	privileged = set("sudo", "doas", "pkexec", "runuser", "chroot", "su", "sg", "nsenter", "unshare", "systemd-run", "fakeroot")
 )
 
-// npxRunnerAt is where argv's npxRunners words stand (npm exec, npm --yes
-// exec, pnpm -C dir dlx: past the runner's options and, as it may be one,
-// a word right after an option; before a program pnpm or bun runs
-// itself), the last being the runner's.
+// npxRunnerAt is where argv's npxRunners words stand past the runner's options
+// (a word after an option may be one); the last is the runner's.
 func npxRunnerAt(argv []string) []int {
 	prog := progName(argv[0])
 	if prog == "pnpx" { // pnpm dlx
@@ -124,8 +120,7 @@ func npxRunnerAt(argv []string) []int {
 }
 
 // shellMode reports a runner that hands its words to a shell: bun exec
-// 'LINE', and pnpm's with -c or --shell-mode before its exec or dlx
-// (pnpm -rc exec 'LINE'; after it, they are the program's).
+// 'LINE', pnpm -c or --shell-mode before exec or dlx (after, the program's).
 func shellMode(runner []arg) bool {
 	prog, last := progName(runner[0].text), runner[len(runner)-1].text
 	return prog == "bun" && last == "exec" || prog == "pnpm" && slices.ContainsFunc(runner[1:], func(a arg) bool {
@@ -154,8 +149,7 @@ func texts(argv []arg) []string {
 	return out
 }
 
-// run unwraps argv and records what runs; it returns what the command
-// writes to stdout, as far as hub can tell.
+// run unwraps argv and records what runs; it returns what it writes to stdout.
 func (r *reader) run(argv []arg, x *runCtx) input {
 	for {
 		if len(argv) == 0 {
@@ -333,7 +327,7 @@ func (r *reader) newCall(argv []arg, x *runCtx) *call {
 	return &call{argv: argv, layers: x.layers, opaque: x.opaque, redirs: x.redirs, cwds: x.sc.cwds, stdin: x.stdin}
 }
 
-// final records the innermost command and tells what it writes.
+// final records the innermost command; it returns what it writes.
 func (r *reader) final(argv []arg, x *runCtx) input {
 	r.envPrograms(x)
 	c := r.newCall(argv, x)
@@ -386,10 +380,9 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 	return rest, len(rest) > 0
 }
 
-// chdirOpts are the wrappers' options naming the directory the command
-// runs in: short, long, and the short one when its value is attached only
-// (nsenter -w alone means the target's directory). systemd-run's command
-// runs in / or ~ unless -d or --working-directory says otherwise.
+// chdirOpts are wrappers' options naming the command's directory: short,
+// long, and short only with an attached value (nsenter -w alone is the
+// target's). systemd-run runs in / or ~ unless -d or --working-directory.
 var chdirOpts = map[string][3]string{"sudo": {"D", "chdir", ""}, "nsenter": {"w", "wd", "w"}, "systemd-run": {"d", "same-dir", ""}}
 
 func (r *reader) wrapperDir(name string, spec optSpec, opts []arg, x *runCtx) {
@@ -416,22 +409,19 @@ func (r *reader) wrapperDir(name string, spec optSpec, opts []arg, x *runCtx) {
 	}
 }
 
-// skipOpts drops leading options: short ones (clusters too; those in
-// valued take a value, attached or the next word) and long ones (those in
-// long take the next word unless given with =).
+// skipOpts drops leading options: short ones in valued take a value, long
+// ones the next word unless given with =.
 func skipOpts(args []arg, valued string, long ...string) []arg {
 	return optSpec{valued: valued, long: long, longValued: long}.walk(args, func(string, arg) {})
 }
 
-// envLong are env's long options as getopt reads them (a unique prefix
-// names one); envValued maps those taking a value to their short form.
+// envLong are env's long options; envValued maps the valued ones to short.
 var (
 	envLong   = []string{"ignore-environment", "null", "unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal", "list-signal-handling", "debug", "help", "version"}
 	envValued = map[string]string{"unset": "u", "chdir": "C", "split-string": "S"}
 )
 
-// env: options (clusters, attached values, long ones and their prefixes),
-// NAME=VALUE, -S "split string", -C dir (an unknown dir is an unknown cwd).
+// env: options, NAME=VALUE, -S "split string", -C dir.
 func (r *reader) env(args []arg, x *runCtx) []arg {
 	for len(args) > 0 {
 		a, t := args[0], args[0].text
@@ -477,8 +467,7 @@ func (r *reader) env(args []arg, x *runCtx) []arg {
 	return nil
 }
 
-// longOpt is the option of names that name (a long option without its
-// dashes) stands for: itself, or the one it is a unique prefix of.
+// longOpt is the one of names that name (without dashes) is or uniquely prefixes.
 func longOpt(name string, names []string) string {
 	if slices.Contains(names, name) {
 		return name
@@ -495,7 +484,7 @@ func longOpt(name string, names []string) string {
 	return found
 }
 
-// splitString is env -S's argument split into words (quotes honoured).
+// splitString is env -S's argument split into words.
 func (r *reader) splitString(s string, sc *scope) []arg {
 	f := parseWords(s)
 	if f == nil {
@@ -505,10 +494,8 @@ func (r *reader) splitString(s string, sc *scope) []arg {
 	return r.fields(f, sc)
 }
 
-// readsInto makes unknown the variables builtin name sets from what only
-// the shell knows (read D, mapfile D, getopts o D, printf -v D, let D=…,
-// unset D), and every variable after a sourced script: D=/repo; read D;
-// git -C "$D" is not /repo.
+// readsInto makes unknown the variables builtin name sets from what only the
+// shell knows (read D, printf -v D, …), and all after a sourced script.
 func readsInto(name string, args []arg, sc *scope) {
 	switch name {
 	case "source", ".":
@@ -638,14 +625,12 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	return out
 }
 
-// gitRunners are commands that run git (a checkout, a commit, a push) in
-// the repository they run in, so its hooks.
+// gitRunners are commands that run git, so its hooks, where they run.
 var gitRunners = set("gh pr checkout", "gh pr merge", "gh pr create", "gh repo sync", "npm version", "pnpm version", "yarn version",
 	"pre-commit run", "lefthook run")
 
-// gitLongs are the long options of a git subcommand hub reads (a program
-// it runs, a config, a template, a directory it fills), which git also
-// takes abbreviated to any prefix: git push --rec=CMD is --receive-pack=CMD.
+// gitLongs are the long options of a git subcommand hub reads; git takes
+// any prefix: git push --rec=CMD is --receive-pack=CMD.
 var gitLongs = map[string][]string{"clone": strings.Fields("--upload-pack --config --template --separate-git-dir --reference"),
 	"init": {"--template", "--separate-git-dir"}, "fetch": {"--upload-pack"}, "pull": {"--upload-pack"}, "ls-remote": {"--upload-pack", "--exec"},
 	"push": {"--receive-pack", "--exec"}, "rebase": {"--exec"}, "archive": {"--exec"}, "difftool": {"--extcmd"}, "send-email": {"--sendmail-cmd"}}
@@ -668,11 +653,8 @@ func gitSpelled(args []arg) []arg {
 	return out
 }
 
-// gitRuns reads the programs a git command (args, its subcommand first)
-// is given to run, now or later: by git config, -c or clone -c (gitConfig),
-// GIT_CONFIG_*, an option (clone -u, fetch --upload-pack, rebase -x, …),
-// submodule foreach, bisect run, an ext:: remote (GIT_PAGER and the
-// like: envPrograms).
+// gitRuns reads the programs a git command (subcommand first) runs, now or
+// later: by config, an option, submodule foreach, bisect run, ext:: remotes.
 func (r *reader) gitRuns(args []arg, x *runCtx) {
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
 		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
@@ -722,9 +704,7 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 	}
 }
 
-// toolRuns reads the programs go is given to run: -exec's and
-// -toolexec's command line, go vet -vettool's program, go generate's
-// directives (rg's: see rg).
+// toolRuns reads what go runs: -exec, -toolexec, -vettool, go generate's lines.
 func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
 	if name != "go" {
 		return
@@ -742,9 +722,8 @@ func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
 }
 
 // optSpec is how a program's options read: short ones in valued take a
-// value (attached or the next word), those in optional only an attached
-// one; long ones are named by a unique prefix, those in longValued take
-// the next word unless given with =.
+// value (attached or the next word), in optional only an attached one; long
+// ones in longValued take the next word unless given with =.
 type optSpec struct {
 	valued, optional string
 	long, longValued []string
@@ -759,9 +738,8 @@ var (
 		"equexit", "no-rerun", "no-title", "no-wrap", "exec", "help", "version"}, []string{"interval", "equexit"}}
 )
 
-// walk calls each with every option at the head of args (a short letter
-// or a long name, "" for an unknown one) and its value; it returns what
-// follows the options.
+// walk calls each with every leading option (a letter or long name, "" for
+// an unknown one) and its value; it returns what follows.
 func (s optSpec) walk(args []arg, each func(o string, v arg)) []arg {
 	for len(args) > 0 {
 		a, t := args[0], args[0].text
@@ -798,9 +776,8 @@ func (s optSpec) walk(args []arg, each func(o string, v arg)) []arg {
 	return nil
 }
 
-// alsoRead reads alt, the command an older, looser reading of a wrapper's
-// options found, when it differs from cmd: the line is then unclear, and
-// what alt is refused for stays refused.
+// alsoRead reads alt, an older, looser reading of a wrapper's options, when it
+// differs from cmd: the line is unclear, and what alt is refused for stays so.
 func (r *reader) alsoRead(alt, cmd []arg, x *runCtx) {
 	if slices.EqualFunc(alt, cmd, func(a, b arg) bool { return a.text == b.text }) {
 		return
@@ -809,8 +786,7 @@ func (r *reader) alsoRead(alt, cmd []arg, x *runCtx) {
 	r.run(alt, x.fork())
 }
 
-// xargs: its command gets the input's words (or those of its -a file) as
-// operands, or in place of its -I/-J/-i replace-string.
+// xargs: its command gets the input's words as operands or for its replace-string.
 func (r *reader) xargs(args []arg, x *runCtx) []arg {
 	x.opaque = true
 	replace, items := "", inputItems(x.stdin)
@@ -876,8 +852,7 @@ func inputItems(in input) []arg {
 	return []arg{{text: "\x00", dynamic: true, download: in.dl}}
 }
 
-// substitute replaces rep inside the words of cmd by each item in turn
-// (the first one when several; the others are checked by the caller).
+// substitute replaces rep inside the words of cmd by each item in turn.
 func substitute(cmd []arg, rep string, items []arg) []arg {
 	out := make([]arg, 0, len(cmd))
 	for _, c := range cmd {
@@ -900,10 +875,9 @@ func substitute(cmd []arg, rep string, items []arg) []arg {
 	return out
 }
 
-// find: the start paths, and the commands -exec, -execdir, -ok and -okdir
-// run on every file under them.
+// find: what -exec, -execdir, -ok and -okdir run on every file under the starts.
 func (r *reader) find(argv []arg, x *runCtx) {
-	items := underAll(findStarts(argv[1:]), ".")
+	items := underAll(findStarts(argv[1:]))
 	args := argv[1:]
 	for i := 0; i < len(args); i++ {
 		if !slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, args[i].text) {
@@ -924,8 +898,7 @@ func (r *reader) find(argv []arg, x *runCtx) {
 	}
 }
 
-// findStarts are find's start paths: after its leading options, before
-// the expression.
+// findStarts are find's start paths.
 func findStarts(args []arg) []arg {
 	i := 0
 	for ; i < len(args) && (slices.Contains([]string{"-H", "-L", "-P", "-D"}, args[i].text) || strings.HasPrefix(args[i].text, "-O")); i++ {
@@ -942,9 +915,8 @@ func findStarts(args []arg) []arg {
 	return args
 }
 
-// rg: --pre PROG runs PROG on every file it searches, as find -exec does
-// (under its operands and ".", its default; a pattern or an option's value
-// taken as a path too), --hostname-bin PROG runs PROG.
+// rg: --pre PROG runs PROG on every file it searches (a pattern taken as a
+// path too), --hostname-bin PROG runs PROG.
 func (r *reader) rg(argv []arg, x *runCtx) {
 	argv = slices.Concat(argv[:1], r.rgConfig(argv, x), argv[1:])
 	var progs, paths []arg
@@ -963,7 +935,7 @@ func (r *reader) rg(argv []arg, x *runCtx) {
 		}
 	}
 	for _, p := range progs {
-		r.run(append([]arg{p}, underAll(append(paths, arg{text: "."}), ".")...), &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+		r.run(append([]arg{p}, underAll(append(paths, arg{text: "."}))...), &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
 	}
 }
 
@@ -971,8 +943,7 @@ func (r *reader) rg(argv []arg, x *runCtx) {
 func (r *reader) parallel(args []arg, x *runCtx) {
 	x.opaque = true
 	long := []string{"jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout"}
-	// -I's replace-string and -q's quoting are read besides the plain
-	// reading, never instead of it: what either refuses stays refused.
+	// -I and -q are read besides the plain reading: what either refuses stays refused.
 	reps, quote := []string{"{}"}, false
 	cmd := optSpec{"jPnNSadEIlLs", "", append(long, "quote"), long}.walk(args, func(o string, v arg) {
 		r.out.unclear = r.out.unclear || o == "I" && v.dynamic
@@ -1068,18 +1039,24 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 			r.out.unclear = true // a script hub cannot name: <(…), $F
 		}
 		return r.final(argv, x) // a script file
-	case x.stdin.kind == inText:
-		in := x.stdin
+	}
+	return r.fromStdin(argv, x, func(s string) input { return r.nested(arg{text: s}, x, nil) })
+}
+
+// fromStdin reads the script on stdin with read; an unknown one leaves the
+// line unclear (a download is refused by the downloads rule).
+func (r *reader) fromStdin(argv []arg, x *runCtx, read func(script string) input) input {
+	switch in := x.stdin; {
+	case in.kind == inText:
 		x.stdin = input{}
-		return r.nested(arg{text: in.text}, x, nil)
-	case x.stdin.kind == inUnknown && !x.stdin.dl:
+		return read(in.text)
+	case in.kind == inUnknown && !in.dl:
 		r.out.unclear = true
 	}
 	return r.final(argv, x)
 }
 
-// nested walks a script given as an argument (sh -c, su -c, eval, watch,
-// trap, parallel), inside the wrapper's layers; pos are its $0, $1, ….
+// nested walks a script argument inside the wrapper's layers; pos are its $0, $1, ….
 func (r *reader) nested(script arg, x *runCtx, pos []arg) input {
 	if r.readable(script) {
 		sc := x.sc.clone()
@@ -1092,10 +1069,8 @@ func (r *reader) nested(script arg, x *runCtx, pos []arg) input {
 	return input{kind: inUnknown} // what the script writes
 }
 
-// readable reports whether a script given as an argument can be read
-// before it runs: one made by a substitution leaves the line unclear, one
-// hub cannot know at all is not read (and is denied when it comes from a
-// download).
+// readable reports whether a script argument can be read: a substitution is
+// unclear; an unknown one is not read (denied when it is a download).
 func (r *reader) readable(script arg) bool {
 	if script.subst {
 		r.out.unclear = true
@@ -1159,8 +1134,7 @@ func (r *reader) watchRun(argv, cmd []arg, direct bool, x *runCtx) input {
 	return r.nested(joinArgs(cmd), x, nil)
 }
 
-// watchLoose is how hub read watch's options before optSpec: kept so
-// that no line is read more loosely than it was.
+// watchLoose is how hub read watch's options before optSpec (see alsoRead).
 func watchLoose(args []arg) ([]arg, bool) {
 	direct := false
 	for _, a := range args {
@@ -1183,8 +1157,7 @@ func (r *reader) eval(args []arg, x *runCtx) {
 	x.sc.layer = saved
 }
 
-// cd moves the scope's working directories (a set: a cd inside a branch
-// may or may not happen).
+// cd moves the scope's working directories.
 func (r *reader) cd(name string, args []arg, sc *scope) {
 	ops := skipOpts(args, "")
 	var target arg
@@ -1208,7 +1181,7 @@ func (r *reader) cd(name string, args []arg, sc *scope) {
 	}
 }
 
-// output is what a command writes to stdout, as far as hub can tell.
+// output is what a command writes to stdout.
 func (r *reader) output(c *call) input {
 	switch c.prog() {
 	case "echo":
@@ -1246,13 +1219,13 @@ func (r *reader) output(c *call) input {
 			return c.stdin
 		}
 	case "find":
-		return input{kind: inFiles, files: underAll(findStarts(c.argv[1:]), ".")}
+		return input{kind: inFiles, files: underAll(findStarts(c.argv[1:]))}
 	case "pwd":
 		if len(c.cwds) == 1 {
 			return input{kind: inText, text: c.cwds[0] + "\n"}
 		}
 	case "ls":
-		return input{kind: inFiles, files: underAll(operands(c.argv[1:]), ".")}
+		return input{kind: inFiles, files: underAll(operands(c.argv[1:]))}
 	}
 	if downloaders[c.prog()] {
 		return input{kind: inUnknown, dl: true}
@@ -1260,14 +1233,14 @@ func (r *reader) output(c *call) input {
 	return input{kind: inUnknown, dl: c.stdin.dl}
 }
 
-func underAll(args []arg, def string) []arg {
+// underAll marks args (or ".") as naming everything under them.
+func underAll(args []arg) []arg {
+	out := slices.Clone(args)
 	if len(args) == 0 {
-		args = []arg{{text: def}}
+		out = []arg{{text: "."}}
 	}
-	out := make([]arg, len(args))
-	for i, a := range args {
-		a.under = true
-		out[i] = a
+	for i := range out {
+		out[i].under = true
 	}
 	return out
 }
@@ -1300,25 +1273,18 @@ func (r *reader) ssh(argv []arg, x *runCtx) input {
 	return r.nested(joinArgs(rest[1:]), x, nil)
 }
 
-// at and batch run the script on their stdin (or -f FILE) later.
+// at and batch run the script on their stdin later.
 func (r *reader) at(argv []arg, x *runCtx) input {
 	x.opaque = true
 	if slices.ContainsFunc(argv[1:], func(a arg) bool { return slices.Contains([]string{"-f", "-l", "-r", "-d", "-c"}, a.text) }) {
 		return r.final(argv, x) // a script file, or no script: a listing, a removal
 	}
-	switch x.stdin.kind {
-	case inText:
-		in := x.stdin
-		x.stdin = input{}
-		return r.nested(arg{text: in.text}, x, nil)
-	case inUnknown:
-		r.out.unclear = true
-	}
-	return r.final(argv, x)
+	r.out.unclear = r.out.unclear || x.stdin.kind == inUnknown // a download too: it runs later
+	return r.fromStdin(argv, x, func(s string) input { return r.nested(arg{text: s}, x, nil) })
 }
 
-// gitConfig notes an alias set with git -c alias.NAME=VALUE or git config,
-// and reads a program git runs later (core.pager, …) as run here.
+// gitConfig notes an alias git -c or git config sets, and reads a program
+// git runs later (core.pager, …) as run here.
 func (r *reader) gitConfig(kv arg, x *runCtx) {
 	k, v, ok := strings.Cut(kv.text, "=")
 	if name, isAlias := strings.CutPrefix(strings.ToLower(k), "alias."); ok && isAlias {

@@ -8,14 +8,11 @@ import (
 )
 
 // Windows administration, as data: the registry read as a tree of paths
-// (/hkey_local_machine/system/…) so that the delete rules and the
-// "always" scopes apply to its keys as to files; the commands the deny
-// list refuses by their words (winDenied); and the programs read as the
-// commands they stand for (winReadAs: reg delete as rm -r, certutil
-// -urlcache as wget).
+// (/hkey_local_machine/system/…) so the delete rules and "always" scopes
+// apply to its keys as to files; the commands the deny list refuses
+// (winDenied); the programs read as the commands they stand for (winReadAs).
 
-// regHives are the registry's hives by every name PowerShell and reg.exe
-// give them.
+// regHives are the registry's hives by every name PowerShell and reg.exe use.
 var regHives = map[string]string{
 	"hkcu": "hkey_current_user", "hklm": "hkey_local_machine", "hkcr": "hkey_classes_root", "hku": "hkey_users", "hkcc": "hkey_current_config",
 	"hkey_current_user": "hkey_current_user", "hkey_local_machine": "hkey_local_machine", "hkey_classes_root": "hkey_classes_root",
@@ -23,8 +20,7 @@ var regHives = map[string]string{
 }
 
 // regKeys are the keys a recursive delete must never take: every hive, and
-// the keys Windows and every program keep their settings under (a user's
-// under HKEY_USERS\SID too).
+// the keys Windows and every program keep their settings under.
 var regKeys = set("/hkey_current_user", "/hkey_local_machine", "/hkey_classes_root", "/hkey_users", "/hkey_current_config",
 	"/hkey_current_user/software", "/hkey_current_user/software/microsoft", "/hkey_current_user/software/classes",
 	"/hkey_current_user/software/policies", "/hkey_current_user/environment", "/hkey_current_user/control panel",
@@ -33,8 +29,7 @@ var regKeys = set("/hkey_current_user", "/hkey_local_machine", "/hkey_classes_ro
 	"/hkey_local_machine/software/policies", "/hkey_local_machine/software/wow6432node", "/hkey_local_machine/software/microsoft/windows",
 	"/hkey_local_machine/software/microsoft/windows nt", "/hkey_local_machine/software/microsoft/windows/currentversion")
 
-// regTrees are the registry's system trees: nothing in them is deleted
-// (the services and drivers, the accounts, the boot configuration).
+// regTrees are the registry's system trees (services, accounts, boot): nothing in them is deleted.
 var regTrees = []string{"/hkey_local_machine/system", "/hkey_local_machine/sam", "/hkey_local_machine/security",
 	"/hkey_local_machine/bcd00000000", "/hkey_local_machine/hardware"}
 
@@ -44,10 +39,8 @@ var (
 	regExeKey   = lazyRE(`(?i)^(?://[.]/)?(hk[a-z_]+)(/.*)?$`)
 )
 
-// regPath is a registry key as its path (HKCU:\Software and
-// Registry::HKEY_CURRENT_USER\Software are /hkey_current_user/software;
-// with exe, reg.exe's HKCU\Software too), in lower case as the registry
-// reads names; ok is false for anything else.
+// regPath is a registry key as a lower-case path: HKCU:\Software is
+// /hkey_current_user/software (with exe, reg.exe's HKCU\Software too).
 func regPath(p string, exe bool) (string, bool) {
 	m := regProvider().FindStringSubmatch(p)
 	if m == nil {
@@ -62,8 +55,7 @@ func regPath(p string, exe bool) (string, bool) {
 	return path.Clean("/" + regHives[strings.ToLower(m[1])] + "/" + strings.ToLower(m[2])), true
 }
 
-// regProtected reports a delete of a registry key the deny list refuses:
-// one of regKeys (recursive), anything in regTrees.
+// regProtected reports a delete of a registry key the deny list refuses.
 func regProtected(p string, recursive bool) bool {
 	p = strings.ToLower(p)
 	if rest, ok := strings.CutPrefix(p, "/hkey_users/"); ok && strings.Contains(rest, "/") {
@@ -79,10 +71,9 @@ const (
 	whyDistro     = "unregistering a WSL distribution (its whole file system) is never allowed"
 )
 
-// winDenied: Windows commands the deny list refuses, by their program and
-// the words (in order, any letter case, each a pattern with | between
-// alternatives; "" any call; !pattern: no word such) that make them
-// destructive.
+// winDenied: Windows commands the deny list refuses, by program and the
+// words that make them destructive (in order, any case, | between
+// alternatives; "" any call; !pattern: no such word).
 var winDenied = []winDeny{
 	{"vssadmin", "delete shadows", whyRecovery},
 	{"vssadmin", "resize shadowstorage", whyRecovery},
@@ -105,7 +96,6 @@ var winDenied = []winDeny{
 
 type winDeny struct{ prog, words, why string }
 
-// winRule is the deny rule of winDenied's rows with this reason.
 func winRule(why string) func(k *check) bool {
 	return func(k *check) bool {
 		return slices.ContainsFunc(winDenied, func(d winDeny) bool {
@@ -114,9 +104,7 @@ func winRule(why string) func(k *check) bool {
 	}
 }
 
-// winWords reports the call's words holding each pattern in order, and
-// none of a !pattern's anywhere; a word only the shell knows makes the
-// line unclear.
+// winWords reports the call's words matching pats (see winDenied); a dynamic word is unclear.
 func (k *check) winWords(pats []string) bool {
 	args := k.args()
 	for _, p := range pats {
@@ -144,12 +132,11 @@ func (k *check) winWords(pats []string) bool {
 	return true
 }
 
-// winReadAs: Windows programs read as the commands they stand for, by
-// their verb (a word, or a switch in - or / form, any letter case): $N is
-// the Nth operand after it (a switch's value is none), $N? one that may
-// be missing (then so is the option before it), $@ every operand, $K
-// reg.exe's key (with /v NAME, /ve or /va: its value), $? a file hub
-// cannot name.
+// winReadAs: Windows programs read as the commands they stand for, by verb
+// (a word, or a switch in - or / form): $N is the Nth operand after it, $N?
+// one that may be missing (then so is the option before it), $@ every
+// operand, $K reg.exe's key (or with /v, /ve, /va its value), $? a file
+// hub cannot name.
 var winReadAs = map[string]string{
 	"certutil -urlcache":          "wget -O $2? $1",
 	"certutil -verifyctl":         "wget $1",
@@ -174,10 +161,9 @@ var winReadAs = map[string]string{
 	"sdelete64":                   "shred -r $@",
 }
 
-// winValued are the switches of winReadAs's programs that take a value.
+// winValued are winReadAs's programs' switches that take a value.
 var winValued = set("/v", "/t", "/d", "/se", "/priority", "-config", "-user", "-p")
 
-// winRead is argv read as winReadAs says, if it names one.
 func (r *reader) winRead(argv []arg) ([]arg, bool) {
 	word := func(i int) string {
 		if i >= len(argv) {
