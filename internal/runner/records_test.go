@@ -17,6 +17,7 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // The native loop reports usage per model request: a turn of two requests
@@ -224,5 +225,20 @@ func TestRun_MaxTurnsStopExitsBudget(t *testing.T) {
 				t.Fatalf("exit %d stop %s (%s), want %d", s.ExitCode, s.StopReason, s.Error, tt.want)
 			}
 		})
+	}
+}
+
+// A run's record is dated by the run's clock (Options.Now), as its summary
+// is: a test or a replay that sets the clock sees its own dates.
+func TestRun_RecordDatedByTheRunsClock(t *testing.T) {
+	dir := t.TempDir()
+	a := &fakeAdapter{name: "fake", script: steps(adapters.Event{Type: adapters.EventSessionInfo,
+		Session: &adapters.SessionInfo{AgentSessionID: "sess-1"}}, text("ok"), done(adapters.StopEndTurn))}
+	if s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.TranscriptDir = dir }); s.ExitCode != conversation.ExitOK {
+		t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
+	}
+	recs, err := transcript.Read(dir, "sess-1")
+	if err != nil || len(recs) == 0 || recs[0].Session == nil || !recs[0].Session.Created.Equal(fixedNow()) {
+		t.Fatalf("record %+v (%v): want it created at %v", recs, err, fixedNow())
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
@@ -94,7 +93,7 @@ func (r *run) saveTranscript(prompt string) {
 	if r.o.TranscriptDir == "" || r.digest.AgentSessionID == "" {
 		return
 	}
-	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.o.Cwd), Created: time.Now()}}
+	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.o.Cwd), Created: r.o.Now()}}
 	if r.o.from != nil {
 		t.Brief = r.o.from.Brief
 	}
