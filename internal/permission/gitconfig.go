@@ -112,6 +112,14 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 		r.out.unclear = r.out.unclear || !known
 	}
+	for _, d := range x.sc.cwds { // a .git a later command writes up to the work tree's, which git would find first
+		for p := d; ; p = path.Dir(p) {
+			r.readsProg(anyName, true, path.Join(p, ".git"))
+			if _, err := os.Lstat(lookupName(fromShellPath(path.Join(p, ".git")))); err == nil || p == path.Dir(p) {
+				break
+			}
+		}
+	}
 	for _, d := range slices.Concat(x.sc.cwds, dirs) { // a .git an archive or a copy put there earlier on the line: not on disk yet
 		r.out.unclear = r.out.unclear || slices.ContainsFunc(r.out.fills, func(f string) bool {
 			_, in := under(fromShellPath(f), fromShellPath(d))
@@ -123,6 +131,7 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			continue
 		}
 		r.out.repos = append(r.out.repos, gitCommon(g))
+		r.readsProg(anyName, true, g, gitCommon(g))
 		key := g + "\x00" + r.home
 		if r.gitConfs[key] == nil {
 			conf, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
@@ -183,6 +192,7 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 	}
 	r.active[key] = true
 	left := maxGitConfig
+	r.readsProg(anyName, true, dirs...)
 	for _, dir := range dirs {
 		hooks, _ := os.ReadDir(lookupName(fromShellPath(dir)))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
@@ -425,6 +435,7 @@ type gitLeft struct{ files, bytes int }
 // their place. A file past the bounds (gitLeft) leaves the line unclear:
 // what git would run there is not read.
 func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
+	r.readsProg(nil, true, file)
 	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
 		r.out.unclear = r.out.unclear || exists(file, false) && file != "/dev/null" // a FIFO, /dev/stdin: git reads what hub cannot
