@@ -386,6 +386,7 @@ func (r *reader) gitLinks(g string, conf []gitKV) []string {
 			at = start + (p+end-start+8)&^7 // NUL-padded to 8 bytes
 		}
 		if sub := path.Join(root, name); mode == 0o160000 {
+			r.readsProg(anyName, true, path.Join(sub, ".git")) // a .git the line writes there: git runs in that repository
 			if d, ok := gitFile(path.Join(sub, ".git")); ok {
 				out = append(out, path.Join(gitCommon(d), "config"))
 			} else if isGitDir(path.Join(sub, ".git")) {

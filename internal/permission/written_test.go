@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -88,6 +89,31 @@ func TestUnclear_WrittenProgramFiles(t *testing.T) {
 		req := shapeRequest(tc.cmd, filepath.Join(dir, tc.cwd))
 		if got := Unclear(req); got != tc.unclear {
 			t.Errorf("%q in %s: unclear=%v, want %v", tc.cmd, tc.cwd, got, tc.unclear)
+		}
+	}
+}
+
+// git status runs git in each submodule of the index: a .git file the
+// line writes there names a repository hub has not read.
+func TestUnclear_WrittenSubmoduleGitFile(t *testing.T) {
+	fakeHome(t)
+	top := t.TempDir()
+	write(t, filepath.Join(top, ".git", "config"), "[core]\n\tbare = false\n")
+	write(t, filepath.Join(top, ".git", "HEAD"), "ref: refs/heads/main\n")
+	mkdirs(t, filepath.Join(top, ".git", "objects"), filepath.Join(top, ".git", "refs"), filepath.Join(top, "lib", "sub"))
+	must(t, os.WriteFile(filepath.Join(top, ".git", "index"), gitIndex(2, "a.go", "lib/sub"), 0o600))
+	tests := []struct {
+		cmd     string
+		unclear bool
+	}{
+		{"echo 'gitdir: /tmp/evil' > lib/sub/.git && git status", true},
+		{"cp -r /tmp/evil lib/sub/.git; git diff", true},
+		{"echo x > lib/notes.txt && git status", false},
+		{"git status", false},
+	}
+	for _, tc := range tests {
+		if got := Unclear(shapeRequest(tc.cmd, top)); got != tc.unclear {
+			t.Errorf("%q: unclear=%v, want %v", tc.cmd, got, tc.unclear)
 		}
 	}
 }
