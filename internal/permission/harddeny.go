@@ -130,7 +130,7 @@ func (r *reader) emit(c *call) {
 		}
 	}
 	k.downloads()
-	k.noteWrites() // ln -sf x package.json writes package.json, not x
+	k.noteWrites(k.writtenFiles()) // before ln -sf x package.json is noted: it writes package.json, not x
 	r.symlinks(c)
 	for _, w := range k.writtenFiles() {
 		if !w.under && !w.lands || c.prog() == "git" { // a clone's files are git's own

@@ -30,10 +30,10 @@ func (r *reader) readsProg(tree func(string) bool, git bool, paths ...string) {
 	}
 }
 
-// noteWrites notes what call k writes: each file, a directory filled,
-// a target hub cannot know.
-func (k *check) noteWrites() {
-	for _, w := range k.writtenFiles() {
+// noteWrites notes what call k writes (its writtenFiles): each file, a
+// directory filled, a target hub cannot know.
+func (k *check) noteWrites(written []arg) {
+	for _, w := range written {
 		ps, ok := k.paths(w)
 		if !ok {
 			ps = append(ps, unknownTarget)
