@@ -570,7 +570,7 @@ func (k *check) writesStore(a arg, follow bool) bool {
 
 // writtenFiles are the files a command writes: redirects, the operands of
 // tee, sponge, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
-// each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
+// each source, sed -i's, perl -i's and gawk -i inplace's files, dd's of=, downloads' outputs,
 // ssh-keygen's key, git clone's and init's directories, (standing for
 // the files under them) where an archive is unpacked, and the store a
 // program that keeps one writes by design (storeTools: docker login, …).
@@ -587,6 +587,8 @@ func (k *check) writtenFiles() []arg {
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
+	case "awk", "gawk":
+		out = append(out, awkInPlace(args)...)
 	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "patch", "jar": // everything under the directory an archive (or a diff) is unpacked in
 		out = append(out, k.unpackDirs(prog, args)...)
 	case "git":

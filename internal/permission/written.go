@@ -122,3 +122,21 @@ func within(p, dir string) bool {
 	}
 	return true
 }
+
+// awkInPlace are the files gawk -i inplace rewrites: its operands but the
+// program (unless -f or -e gives it).
+func awkInPlace(args []arg) []arg {
+	w := append(texts(args), "")
+	in := slices.Contains(w, "-iinplace") || slices.Contains(w, "--include=inplace")
+	for i := range len(w) - 1 {
+		in = in || (w[i] == "-i" || w[i] == "--include") && w[i+1] == "inplace"
+	}
+	if !in {
+		return nil
+	}
+	ops := operands(skipValues(args, "-i", "--include", "-v", "--assign", "-F", "--field-separator", "-f", "--file", "-e", "--source", "-l", "--load"))
+	if !slices.ContainsFunc(args, func(a arg) bool { return slices.Contains([]string{"-f", "--file", "-e", "--source"}, a.text) }) && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	return ops
+}
