@@ -116,6 +116,7 @@ func (r *reader) rgConfig(argv []arg, x *runCtx) []arg {
 	ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
 	r.out.unclear = r.out.unclear || !known
 	var out []arg
+	r.readsProg(nil, false, ps...)
 	for _, p := range ps {
 		b, _ := readCapped(p, maxGitConfig)
 		r.out.unclear = r.out.unclear || len(b) > maxGitConfig
@@ -154,6 +155,7 @@ func (r *reader) goGenerate(args []arg, x *runCtx) {
 			r.out.unclear = true // an import path, or a directory hub cannot know
 			continue
 		}
+		r.readsProg(isGoFile, false, ps...)
 		for _, d := range ps {
 			r.generateIn(d, all, &left)
 		}
@@ -203,6 +205,8 @@ func (r *reader) generateIn(root string, all bool, left *int) {
 		return nil
 	})
 }
+
+func isGoFile(name string) bool { return strings.HasSuffix(name, ".go") }
 
 // goWords splits a //go:generate line as go generate does (hub knows only $HOME and $DOLLAR).
 func goWords(s, home string) []arg {
@@ -256,6 +260,7 @@ func (r *reader) pkgScripts(name string, args []arg, x *runCtx) {
 	for _, d := range sc.cwds {
 		r.pkgSets(operands(args), d)
 		for p := d; ; p = path.Dir(p) {
+			r.readsProg(nil, false, path.Join(p, "package.json"), path.Join(p, "deno.json"), path.Join(p, "deno.jsonc"))
 			if slices.ContainsFunc(pkgFiles, func(f string) bool { return exists(path.Join(p, f), false) }) {
 				r.readScripts(p, only, &left, true)
 				break
@@ -372,8 +377,12 @@ func (r *reader) readScripts(dir string, only []string, left *int, ws bool) {
 		globs = append(globs, obj.Packages...)
 	}
 	var pnpm struct{ Packages []string }
+	r.readsProg(nil, false, path.Join(dir, "pnpm-workspace.yaml"))
 	if b, err := readCapped(path.Join(dir, "pnpm-workspace.yaml"), maxGitConfig); err == nil && yaml.Unmarshal(b, &pnpm) == nil {
 		globs = append(globs, pnpm.Packages...)
+	}
+	if len(globs) > 0 && ws { // a workspace's package.json, one not there yet too
+		r.readsProg(func(name string) bool { return slices.Contains(pkgFiles, name) }, false, dir)
 	}
 	for _, g := range globs {
 		matches, _ := filepath.Glob(lookupName(fromShellPath(path.Join(dir, g))))

@@ -101,6 +101,14 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 		r.out.unclear = r.out.unclear || !known
 	}
+	for _, d := range x.sc.cwds { // a .git a later command writes up to the work tree's, which git would find first
+		for p := d; ; p = path.Dir(p) {
+			r.readsProg(anyName, true, path.Join(p, ".git"))
+			if _, err := os.Lstat(lookupName(fromShellPath(path.Join(p, ".git")))); err == nil || p == path.Dir(p) {
+				break
+			}
+		}
+	}
 	for _, d := range slices.Concat(x.sc.cwds, dirs) { // a .git an archive or a copy put there earlier on the line: not on disk yet
 		r.out.unclear = r.out.unclear || slices.ContainsFunc(r.out.fills, func(f string) bool {
 			_, in := under(fromShellPath(f), fromShellPath(d))
@@ -112,6 +120,7 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			continue
 		}
 		r.out.repos = append(r.out.repos, gitCommon(g))
+		r.readsProg(anyName, true, g, gitCommon(g))
 		key := g + "\x00" + r.home
 		if r.gitConfs[key] == nil {
 			conf, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
@@ -167,6 +176,7 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 	}
 	r.active[key] = true
 	left := maxGitConfig
+	r.readsProg(anyName, true, dirs...)
 	for _, dir := range dirs {
 		hooks, _ := os.ReadDir(lookupName(fromShellPath(dir)))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
@@ -346,6 +356,7 @@ func (r *reader) gitLinks(g string, conf []gitKV) []string {
 			at = start + (p+end-start+8)&^7 // NUL-padded to 8 bytes
 		}
 		if sub := path.Join(root, name); mode == 0o160000 {
+			r.readsProg(anyName, true, path.Join(sub, ".git")) // a .git the line writes there: git runs in that repository
 			if d, ok := gitFile(path.Join(sub, ".git")); ok {
 				out = append(out, path.Join(gitCommon(d), "config"))
 			} else if isGitDir(path.Join(sub, ".git")) {
@@ -388,6 +399,7 @@ type gitLeft struct{ files, bytes int }
 // readGitConfig appends file's keys to out, with those of its includes in their place
 // (includeIf whatever the condition). A file past the bounds leaves the line unclear.
 func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
+	r.readsProg(nil, true, file)
 	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
 		r.out.unclear = r.out.unclear || exists(file, false) && file != "/dev/null" // a FIFO, /dev/stdin: git reads what hub cannot

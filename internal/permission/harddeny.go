@@ -120,6 +120,7 @@ func (r *reader) emit(c *call) {
 		}
 	}
 	k.downloads()
+	k.noteWrites(k.writtenFiles()) // before ln -sf x package.json is noted: it writes package.json, not x
 	r.symlinks(c)
 	for _, w := range k.writtenFiles() {
 		if !w.under && !w.lands || c.prog() == "git" { // a clone's files are git's own
@@ -540,14 +541,14 @@ func (k *check) writesStore(a arg, follow bool) bool {
 	}) || slices.ContainsFunc(k.onDisk(a, follow), func(d arg) bool { return k.writesStore(d, follow) })
 }
 
-// writtenFiles are the files a command writes; a directory marked under stands for the files
-// under it (an unpacked archive, a clone).
+// writtenFiles are the files a command writes (sponge, gawk -i inplace too); a directory
+// marked under stands for the files under it (an unpacked archive, a clone).
 func (k *check) writtenFiles() []arg {
 	out := k.c.writeTargets()
 	args := k.args()
 	ops := operands(args)
 	switch prog := k.c.prog(); prog {
-	case "tee", "truncate", "touch":
+	case "tee", "sponge", "truncate", "touch":
 		out = append(out, ops...)
 	case "cp", "mv", "install", "ln", "rsync", "scp", "ditto":
 		out = append(out, k.copyDests(args)...)
@@ -555,6 +556,8 @@ func (k *check) writtenFiles() []arg {
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
+	case "awk", "gawk":
+		out = append(out, awkInPlace(args)...)
 	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "patch", "jar": // everything under the directory an archive (or a diff) is unpacked in
 		out = append(out, k.unpackDirs(prog, args)...)
 	case "git":

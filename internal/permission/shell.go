@@ -109,6 +109,8 @@ type reader struct {
 	aliases    map[string]string
 	unpacked   bool              // a downloaded archive was unpacked: its files are downloaded code
 	links      map[string]string // symlinks made earlier on the line: path -> target
+	progRead   []progFile        // files read for the programs they name (written.go)
+	progWrote  []progFile        // what the line writes
 }
 
 // scope is the shell state a command sees; subshells get a copy.
@@ -163,7 +165,7 @@ func readAs(src string, dirs []string, read func(*reader, *scope)) *reading {
 			r.stmt(body, fs, input{})
 		}
 	}
-	r.out.unclear = r.out.unclear || r.out.alone && len(r.out.calls) > 1
+	r.out.unclear = r.out.unclear || r.out.alone && len(r.out.calls) > 1 || r.rewritesProg()
 	return r.out
 }
 
