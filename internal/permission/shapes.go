@@ -39,7 +39,7 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 
 // commandKeys are raw input fields that hold a shell command; keys are
 // compared in lower case without "_" or "-" (normKey).
-var commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
+var commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand", "chars"}
 
 // editorVerbs are the "command" values of file editor tools.
 var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true, "read": true}
