@@ -345,6 +345,7 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 		CommandActions     json.RawMessage `json:"commandActions"`
 		AvailableDecisions []any           `json:"availableDecisions"`
 		GrantRoot          string          `json:"grantRoot"`
+		Kind               string          `json:"kind"`
 	}
 	if adapters.Unmarshal(m.Params, &p) != nil {
 		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
@@ -370,6 +371,9 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
 	}
 	req := adapters.NewPermissionRequest(tool, CodexPermissionOptions(p.AvailableDecisions))
+	if p.Kind == "writeStdin" {
+		req.MustAsk = "codex types into a running terminal: hub cannot tell where its shell stands or what it was told before"
+	}
 	return []adapters.Event{{Type: adapters.EventPermission, Permission: req, Source: "codex:" + m.Method}}
 }
 

@@ -605,3 +605,31 @@ func TestCodexDecoder_FileApprovalNamesItsFiles(t *testing.T) {
 		})
 	}
 }
+
+// An approval of input to a running terminal (kind writeStdin) is asked
+// every time: hub cannot tell where that terminal's shell stands, nor what
+// earlier input set up, so no rule or "always" answer may cover it.
+func TestCodexDecoder_StdinApprovalAlwaysAsked(t *testing.T) {
+	tests := []struct {
+		kind string
+		must bool
+	}{
+		{"writeStdin", true},
+		{"command", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			b, _ := json.Marshal(map[string]any{"id": 0, "method": CodexMethodCommandApproval, "params": map[string]any{
+				"threadId": "t", "turnId": "u", "itemId": "call_1", "startedAtMs": 1, "kind": tt.kind,
+				"command": "cat k >> authorized_keys", "cwd": "/w"}})
+			evs := NewCodexDecoder().Decode(b)
+			if len(evs) != 1 || evs[0].Permission == nil {
+				t.Fatalf("events %+v, want one permission", evs)
+			}
+			if must := evs[0].Permission.MustAsk != ""; must != tt.must {
+				t.Errorf("must ask %v, want %v", must, tt.must)
+			}
+		})
+	}
+}
