@@ -36,6 +36,9 @@ type Quirks struct {
 	// ResultUsage reads token usage an agent reports outside ACP's usage
 	// field of a prompt result.
 	ResultUsage func(result json.RawMessage) *adapters.Usage
+	// PermissionInput reads the raw input of a permission request that
+	// carries none from what the request shows (nil: none there either).
+	PermissionInput func(tool adapters.ToolCall) json.RawMessage
 }
 
 // acpUpdate is the union of every SessionUpdate variant hub reads.
@@ -313,6 +316,9 @@ func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.Permiss
 		return nil, err
 	}
 	tool := d.known(acpConvertTool(p.ToolCall))
+	if tool.RawInput == nil && d.Quirks.PermissionInput != nil {
+		tool.RawInput = d.Quirks.PermissionInput(tool)
+	}
 	acpFillDefaults(&tool)
 	opts := make([]adapters.PermissionOption, 0, len(p.Options))
 	for _, o := range p.Options {

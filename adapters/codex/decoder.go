@@ -25,11 +25,13 @@ type CodexDecoder struct {
 	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
 	retried  *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
 	rawCalls map[string]string   // call id: a shell call's arguments, until its output (decoder_raw.go)
+
+	files map[string]adapters.ToolCall // running file changes, by item id: their approval names no file
 }
 
 func NewCodexDecoder() *CodexDecoder {
 	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
-		rawCalls: map[string]string{}}
+		rawCalls: map[string]string{}, files: map[string]adapters.ToolCall{}}
 }
 
 type CodexMessage struct {

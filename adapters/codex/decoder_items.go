@@ -97,6 +97,9 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 	}
 	if completed {
 		delete(d.output, it.ID)
+		delete(d.files, it.ID)
+	} else if it.Type == "fileChange" && d.files != nil {
+		d.files[it.ID] = *tool
 	}
 	return toolEvent(d.started, tool, completed), true
 }
@@ -341,6 +344,8 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 		Reason             *string         `json:"reason"`
 		CommandActions     json.RawMessage `json:"commandActions"`
 		AvailableDecisions []any           `json:"availableDecisions"`
+		GrantRoot          string          `json:"grantRoot"`
+		Kind               string          `json:"kind"`
 	}
 	if adapters.Unmarshal(m.Params, &p) != nil {
 		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
@@ -357,10 +362,18 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 		if p.Reason != nil && *p.Reason != "" {
 			tool.Title += ": " + *p.Reason
 		}
+		f := d.files[p.ItemID]
+		tool.Locations, tool.Content, tool.RawInput = f.Locations, f.Content, f.RawInput
+		if p.GrantRoot != "" {
+			tool.Locations = append(tool.Locations, adapters.Location{Path: d.abs(p.GrantRoot)})
+		}
 	default:
 		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
 	}
 	req := adapters.NewPermissionRequest(tool, CodexPermissionOptions(p.AvailableDecisions))
+	if p.Kind == "writeStdin" {
+		req.MustAsk = "codex types into a running terminal: hub cannot tell where its shell stands or what it was told before"
+	}
 	return []adapters.Event{{Type: adapters.EventPermission, Permission: req, Source: "codex:" + m.Method}}
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // codexFixtureDecoder: exec-* cases are `codex exec --json`, the rest app-server.
@@ -552,4 +554,82 @@ func FuzzCodexExec(f *testing.F) {
 			_ = d.Decode(l)
 		}
 	})
+}
+
+// codex's file change approval names no file, only its item: hub judges
+// the files of that item's item/started (and the root it asks to write
+// under), not an edit of nothing.
+func TestCodexDecoder_FileApprovalNamesItsFiles(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	ws := t.TempDir()
+	keys := filepath.Join(home, ".ssh", "authorized_keys")
+	allowAll, err := permission.New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := func(change map[string]any) string {
+		b, _ := json.Marshal(map[string]any{"method": "item/started", "params": map[string]any{"item": map[string]any{
+			"type": "fileChange", "id": "call_1", "changes": []any{change}, "status": "inProgress"}}})
+		return string(b)
+	}
+	approval := func(grantRoot string) string {
+		b, _ := json.Marshal(map[string]any{"id": 0, "method": CodexMethodFileApproval, "params": map[string]any{
+			"threadId": "t", "turnId": "u", "itemId": "call_1", "startedAtMs": 1, "grantRoot": grantRoot}})
+		return string(b)
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		hard  bool
+	}{
+		{"a new authorized_keys", []string{started(map[string]any{"path": keys, "kind": map[string]any{"type": "add"}, "diff": "k\n"}), approval("")}, true},
+		{"a move onto it", []string{started(map[string]any{"path": filepath.Join(ws, "k"), "kind": map[string]any{"type": "update", "move_path": keys}, "diff": ""}), approval("")}, true},
+		{"a grant root in it", []string{started(map[string]any{"path": "a.txt", "kind": map[string]any{"type": "add"}, "diff": "a\n"}), approval(filepath.Join(home, ".ssh"))}, true},
+		{"a workspace file", []string{started(map[string]any{"path": "a.txt", "kind": map[string]any{"type": "add"}, "diff": "a\n"}), approval("")}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewCodexDecoder()
+			d.Cwd = ws
+			var evs []adapters.Event
+			for _, l := range tt.lines {
+				evs = d.Decode([]byte(l))
+			}
+			if len(evs) != 1 || evs[0].Permission == nil {
+				t.Fatalf("events %+v, want one permission", evs)
+			}
+			tool := evs[0].Permission.Tool
+			if v, _ := allowAll.Decide(permission.RequestOf(tool, ws)); v.Hard != tt.hard {
+				t.Errorf("got %+v, want hard deny %v (locations %v)", v, tt.hard, tool.Locations)
+			}
+		})
+	}
+}
+
+// An approval of input to a running terminal (kind writeStdin) is asked
+// every time: hub cannot tell where that terminal's shell stands, nor what
+// earlier input set up, so no rule or "always" answer may cover it.
+func TestCodexDecoder_StdinApprovalAlwaysAsked(t *testing.T) {
+	tests := []struct {
+		kind string
+		must bool
+	}{
+		{"writeStdin", true},
+		{"command", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			b, _ := json.Marshal(map[string]any{"id": 0, "method": CodexMethodCommandApproval, "params": map[string]any{
+				"threadId": "t", "turnId": "u", "itemId": "call_1", "startedAtMs": 1, "kind": tt.kind,
+				"command": "cat k >> authorized_keys", "cwd": "/w"}})
+			evs := NewCodexDecoder().Decode(b)
+			if len(evs) != 1 || evs[0].Permission == nil {
+				t.Fatalf("events %+v, want one permission", evs)
+			}
+			if must := evs[0].Permission.MustAsk != ""; must != tt.must {
+				t.Errorf("must ask %v, want %v", must, tt.must)
+			}
+		})
+	}
 }

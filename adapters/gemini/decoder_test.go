@@ -8,6 +8,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	fx "github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 func TestGeminiFixtures_Golden(t *testing.T) {
@@ -65,5 +66,36 @@ func geminiDecodesCleanly(t *testing.T, d *GeminiDecoder, data []byte) {
 		if _, err := json.Marshal(d.Decode(l)); err != nil {
 			t.Fatalf("events of %q not marshalable: %v", l, err)
 		}
+	}
+}
+
+// gemini's permission request for run_shell_command carries no raw input:
+// the command is its title and the dir_path shows only in its text, "[in
+// DIR] (description)". hub judges the command where it runs.
+func TestQuirks_ShellRunsInItsDirPath(t *testing.T) {
+	ws := t.TempDir()
+	tests := []struct {
+		name, title, text string
+		hard              bool
+	}{
+		{"dir_path ~", "cat k >> .ssh/authorized_keys", "[in ~] (Add a key)", true},
+		{"dir_path ~, background", "cp k .aws/credentials", "[in ~] [background]", true},
+		{"a ] in the dir_path", "cat k >> .ssh/authorized_keys", "[in ~/a] (/..] (Add a key)", true},
+		{"dir_path in the workspace", "cat k >> .ssh/authorized_keys", "[in sub] (Add a key)", false},
+		{"no dir_path", "cat k >> .ssh/authorized_keys", "[current working directory " + ws + "] (Add a key)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			params, _ := json.Marshal(map[string]any{"sessionId": "s", "options": []any{},
+				"toolCall": map[string]any{"toolCallId": "run_shell_command_1", "status": "pending", "title": tt.title, "kind": "execute",
+					"locations": []any{}, "content": []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": tt.text}}}}})
+			pr, err := (&acpclient.ACPDecoder{Quirks: Quirks}).DecodePermission(params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, hard := permission.HardDeny(permission.RequestOf(pr.Tool, ws)); hard != tt.hard {
+				t.Errorf("hard deny %v, want %v (raw input %s)", hard, tt.hard, pr.Tool.RawInput)
+			}
+		})
 	}
 }

@@ -16,7 +16,12 @@ import (
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
-func TestMain(m *testing.M) { proctest.Main(m, nil) }
+func TestMain(m *testing.M) {
+	proctest.Main(m, map[string]proctest.Helper{"ptyenv": func(args []string) int {
+		_ = os.WriteFile(args[0], []byte(os.Getenv(noPTY)), 0o644)
+		return 3 // no ACP
+	}})
+}
 
 // A qodercli without ACP falls back to stream-json; the recorded partial
 // stream must reach the user with each text once (deltas, not the repeat).

@@ -4,6 +4,8 @@ package qoder
 
 import (
 	"cmp"
+	"context"
+	"maps"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -43,7 +45,7 @@ func New(ac config.AgentConfig, version string, trustProject bool, log zerolog.L
 	argv := ac.ArgvOr(DefaultArgv...)
 	return acpclient.New(acpclient.Config{
 		Name: Name, Quirks: Quirks, Argv: argv, Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
-		StopGrace: stopGrace, ClientVersion: version, Logger: log,
+		StopGrace: stopGrace, ClientVersion: version, Logger: log, WrapStart: withoutPTYTools,
 		SessionArgv: func(o adapters.SessionOptions) ([]string, string) { return SessionArgv(argv, o.Cwd, trustProject) },
 		Fallback: acpclient.StreamJSON{Name: Name, Env: ac.Env, Logger: log, Grace: 10 * time.Second,
 			Argv: func(p, id string, o adapters.SessionOptions) []string {
@@ -54,6 +56,21 @@ func New(ac config.AgentConfig, version string, trustProject bool, log zerolog.L
 			TestedVersions: TestedVersions, Version: adapters.CLIVersion(plainArgv(argv), ac.Env, 10*time.Second),
 		}.Fallback(),
 	})
+}
+
+// noPTY turns off qodercli's PTY tools, whatever the user's or the
+// session's environment says: Bash with pty opens a shell that BashInput
+// then types into, and hub cannot tell where the shell is or what was
+// typed before, so it would judge each line in the wrong place.
+const noPTY = "QODER_ENABLE_BASH_PTY_TOOLS"
+
+func withoutPTYTools(ctx context.Context, opts adapters.SessionOptions, start acpclient.StartFunc) (adapters.Session, error) {
+	opts.Env = maps.Clone(opts.Env)
+	if opts.Env == nil {
+		opts.Env = map[string]string{}
+	}
+	opts.Env[noPTY] = "0"
+	return start(ctx, opts)
 }
 
 // SessionArgv is argv for a session in cwd, and the notice of what it leaves out:

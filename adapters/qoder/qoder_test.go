@@ -1,10 +1,18 @@
 package qoder
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 func TestFallbackArgv_Flags(t *testing.T) {
@@ -30,5 +38,37 @@ func TestFallbackArgv_PromptIsNeverAnOption(t *testing.T) {
 		if args := FallbackArgv(DefaultArgv, p, "", adapters.SessionOptions{}); args[len(args)-1] != p {
 			t.Errorf("prompt %q became %q", p, args[len(args)-1])
 		}
+	}
+}
+
+// qodercli runs without its PTY tools, whatever the user's, the config's
+// or the session's environment says: hub cannot tell where a shell that
+// BashInput types into is, nor what was typed into it before.
+func TestAdapter_NoPTYTools(t *testing.T) {
+	tests := []struct {
+		name            string
+		process         string
+		config, session map[string]string
+	}{
+		{"nothing set", "", nil, nil},
+		{"user's environment", "1", nil, nil},
+		{"config env", "", map[string]string{noPTY: "1"}, nil},
+		{"session env", "", nil, map[string]string{noPTY: "1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(noPTY, tt.process)
+			file := filepath.Join(t.TempDir(), "env")
+			argv := proctest.HelperCommand("ptyenv", file)
+			a := New(config.AgentConfig{Command: config.Command(argv), Env: tt.config}, "test", false, zerolog.Nop())
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if s, err := a.Start(ctx, adapters.SessionOptions{Cwd: t.TempDir(), Env: tt.session}); err == nil {
+				s.Close()
+			}
+			if b, err := os.ReadFile(file); err != nil || string(b) != "0" {
+				t.Errorf("qodercli saw %s=%q (%v), want 0", noPTY, b, err)
+			}
+		})
 	}
 }

@@ -38,7 +38,7 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 // Raw input keys, as normKey writes them. dirKeys name where a command runs
 // (gemini's run_shell_command says dir_path); each also names a file.
 var (
-	commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
+	commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand", "chars"}
 	pathKeys    = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
 		"destination", "dest", "source", "src", "oldpath", "newpath"}
 	dirKeys      = []string{"dir", "directory", "cwd", "workdir", "dirpath", "workingdir", "workingdirectory"}

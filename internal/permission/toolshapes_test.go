@@ -58,6 +58,7 @@ func TestRequestOf_EveryShapeReachesTheDenyList(t *testing.T) {
 		{"input as a JSON string", tc(adapters.KindOther, `"{\"command\":\"rm -rf ~\"}"`)},
 		{"FILE_PATH", tc(adapters.KindEdit, `{"FILE_PATH":".env"}`)},
 		{"a second command", tc(adapters.KindExecute, `{"command":"ls","then":{"cmd":"rm -rf ~"}}`)},
+		{"typed into a terminal (qodercli's BashInput)", tc(adapters.KindExecute, `{"pid":7,"chars":"rm -rf ~","submit":true}`)},
 		{"nested path", tc(adapters.KindEdit, `{"edits":[{"file_path":"a.go"},{"file_path":"config/.env"}]}`)},
 		{"diff content only", adapters.ToolCall{ID: "t", Kind: adapters.KindEdit,
 			Content: []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: "/w/.env", NewText: "KEY=1"}}}},
