@@ -79,7 +79,8 @@ func (d *Delegator) load(id string) (*live, error) {
 		return nil, fmt.Errorf("%w %q", ErrUnknownSession, id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: %w", ErrUnknownSession, id, err)
+		d.o.Log.Warn().Err(err).Str("session", id).Msg("delegate record unreadable")
+		return nil, fmt.Errorf("%w %q: its record in %s cannot be read", ErrUnknownSession, id, d.o.Records)
 	}
 	l := &live{id: id, agent: meta.Agent, cwd: meta.Cwd, model: meta.Model, mode: st.Mode, persona: st.Persona, brief: brief, created: meta.Created}
 	if l.unbriefed = st.Unbriefed; !st.Unbriefed {
