@@ -109,7 +109,8 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 func (ss *session) addDelegator(chain []adapters.Adapter, register func(*delegation.Delegator) func()) *delegation.Delegator {
 	d := delegation.New(delegation.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
-		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout, MCPServers: ss.delegateServers(chain)})
+		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout, MCPServers: ss.delegateServers(chain),
+		Records: delegation.RecordsIn(ss.srv.opts.StateDir)})
 	unregister := register(d)
 	h := &delegationHost{d: d, close: func() { unregister(); d.Close() }, root: len(chain) == 1}
 	ss.mu.Lock()

@@ -239,7 +239,7 @@ func TestDelegation_PermissionsReachTheEditor(t *testing.T) {
 			c.prompt(sid, "helper: clean up")
 			mu.Lock()
 			defer mu.Unlock()
-			if len(asked) != 1 || !strings.HasPrefix(asked[0].ToolCall.Title, "helper: ") || !strings.HasPrefix(asked[0].ToolCall.ToolCallID, "delegate/helper-") {
+			if len(asked) != 1 || !strings.HasPrefix(asked[0].ToolCall.Title, "helper: ") || !strings.HasPrefix(asked[0].ToolCall.ToolCallID, "delegate/d-") {
 				t.Fatalf("permission requests %+v, want one naming the helper", asked)
 			}
 			ups := c.updates(sid)

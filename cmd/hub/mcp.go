@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hubdev/hub/conversation/delegation"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/delegate"
 )
 
@@ -18,7 +19,7 @@ func init() { commands["mcp"] = described("mcp", runMCP) }
 
 func runMCP(ctx context.Context, e *env, args []string) int {
 	o := delegation.Options{Registry: e.registry, Rules: e.cfg.Permissions, Log: e.log, Hooks: e.hooks, Fallback: e.cfg.Fallbacks(),
-		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration, AuditDir: e.cfg.AuditDir()}
+		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration, AuditDir: e.cfg.AuditDir(), Records: delegation.RecordsIn(config.StateDir())}
 	fs := e.flagSet("mcp")
 	fs.StringVar((*string)(&o.Approve), "approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	fs.StringVar(&o.Cwd, "cwd", e.cwd, "default working directory of the delegates")

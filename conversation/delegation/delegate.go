@@ -7,6 +7,8 @@ package delegation
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -72,6 +74,9 @@ type Options struct {
 	// delegated to; ProviderTimeout 0 is conversation.DefaultProviderTimeout.
 	Fallback        map[string][]string
 	ProviderTimeout time.Duration
+	// Records keeps each delegate conversation (RecordsIn), so a continue
+	// goes on after hub restarted; "": in memory only.
+	Records string
 }
 
 // Request is one delegate turn: a follow-up of the delegate conversation
@@ -107,7 +112,6 @@ type Delegator struct {
 	mu       sync.Mutex
 	sessions map[string]*live // by Result.Session
 	turns    map[*context.CancelFunc]bool
-	seq      int
 	closed   bool
 }
 
@@ -115,10 +119,11 @@ type live struct {
 	id                      string // Result.Session
 	agent, cwd, model, mode string
 	persona                 string // the persona agent runs as, having taken its turn over (conversation.RunsAs)
+	resume                  string // read from its record: the agent's own session, to resume natively
 	sess                    adapters.Session
 	hooks                   *hooks.Observer   // nil unless hooks observe this delegate
 	audit                   *transcript.Audit // nil unless transcripts are on and the agent keeps none
-	tmu                     sync.Mutex        // guards brief and crashes
+	tmu                     sync.Mutex        // guards brief, crashes and what save writes
 	busy                    atomic.Bool
 	gone                    atomic.Bool // its agent crashed or ignored a cancel: RunTurn closed it
 	crashes                 conversation.Crashes
@@ -128,6 +133,11 @@ type live struct {
 	// that has l busy reads them.
 	brief handover.Brief
 	lead  string
+	// agentSession, unbriefed (lead was pending) and created go to its
+	// record.
+	agentSession string
+	unbriefed    bool
+	created      time.Time
 }
 
 func New(o Options) *Delegator {
@@ -164,11 +174,8 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 	var err error
 	switch {
 	case r.Session != "":
-		d.mu.Lock()
-		from = d.sessions[r.Session]
-		d.mu.Unlock()
-		if from == nil {
-			return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, r.Session)
+		if from, err = d.session(r.Session); err != nil {
+			return Result{}, err
 		}
 		r = Request{Agent: from.agent, Prompt: r.Prompt, Cwd: from.cwd, Model: from.model, Mode: from.mode, Timeout: r.Timeout}
 	case slices.Contains(names(d.o.Chain), r.Agent):
@@ -202,15 +209,23 @@ func (d *Delegator) settle(r Request) (string, error) {
 	case r.Cwd == "":
 		return d.o.Cwd, nil
 	}
+	if cwd, ok := d.inside(r.Cwd); ok {
+		return cwd, nil
+	}
+	return "", fmt.Errorf("%w: cwd %q is not a directory inside the workspace %s; leave cwd out, or name one inside it", ErrRefused, r.Cwd, d.o.Cwd)
+}
+
+// inside is the real path of directory p when it is in the workspace.
+func (d *Delegator) inside(p string) (string, bool) {
 	root, err := fspath.RealPath(d.o.Cwd)
 	if err == nil {
 		var cwd string
-		cwd, err = fspath.Resolve(runtime.GOOS, root, r.Cwd)
+		cwd, err = fspath.Resolve(runtime.GOOS, root, p)
 		if fi, serr := os.Stat(cwd); err == nil && serr == nil && fi.IsDir() {
-			return cwd, nil // links resolved: one swapped in later takes the delegate nowhere else
+			return cwd, true // links resolved: one swapped in later takes the delegate nowhere else
 		}
 	}
-	return "", fmt.Errorf("%w: cwd %q is not a directory inside the workspace %s; leave cwd out, or name one inside it", ErrRefused, r.Cwd, d.o.Cwd)
+	return "", false
 }
 
 // converse runs r's turn on the delegate conversation from, or on a new
@@ -226,11 +241,14 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 	var fellBack []string
 	var usage *adapters.Usage
 	l := from
-	if from != nil && from.gone.Load() { // closed: a new session of its agent takes the conversation over
+	if from != nil && from.gone.Load() { // closed: a new session of its agent takes the conversation over, replacing it (keep)
+		if !from.busy.CompareAndSwap(false, true) {
+			return Result{}, ErrBusy
+		}
+		defer from.busy.Store(false) // no new session started: a next continue tries again
 		if err := from.crashLoop(); err != nil {
 			return Result{Agent: from.agent, Session: from.id}, fmt.Errorf("%s: %w", from.agent, err)
 		}
-		d.drop(from.id)
 		l = nil
 	}
 	first := r.Agent // the persona an agent that took its turn over runs as, with its fallbacks
@@ -269,6 +287,7 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 		res.StopReason, res.Error, err = string(adapters.StopCancelled), fmt.Sprintf("the delegate turn ended early: %v", ctx.Err()), nil
 	}
 	res.FellBack, res.Usage = fellBack, usage
+	d.save(res.Session)
 	if err != nil && fellBack != nil {
 		err = fmt.Errorf("%s; then %w", strings.Join(fellBack, "; "), err)
 	}
@@ -288,11 +307,15 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), model: r.Model, mode: r.Mode, persona: conversation.RunsAs(a)}
 	if from != nil {
 		from.tmu.Lock()
-		l.id, l.brief, l.crashes = from.id, from.brief, from.crashes
+		l.id, l.brief, l.crashes, l.created = from.id, from.brief, from.crashes, from.created
 		from.tmu.Unlock()
 	}
 	l.brief.Cwd = l.cwd
-	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
+	var resume string
+	if from != nil && from.agent == r.Agent {
+		resume = from.resume
+	}
+	plan := conversation.PlanStart(a.Capabilities(), resume, false, "", handover.Render(l.brief))
 	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), CancelGrace: 2 * time.Second,
 		Env: ChainEnv(append(slices.Clip(d.o.Chain), a)...)}
 	plan.Apply(&so)
@@ -317,6 +340,13 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 	})
 	sess, err := a.Start(ctx, so)
+	if err != nil && so.ResumeID != "" && ctx.Err() == nil && !errors.Is(err, adapters.ErrNotInstalled) && !errors.Is(err, adapters.ErrNotAuthenticated) &&
+		!errors.Is(err, adapters.ErrBadCwd) {
+		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("resume failed; starting the delegate afresh, briefed")
+		plan = conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
+		plan.Apply(&so)
+		sess, err = a.Start(ctx, so)
+	}
 	if err == nil && ctx.Err() != nil { // cancelled while it started
 		_ = sess.Close()
 		err = ctx.Err()
@@ -325,7 +355,7 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 		l.hooks.Close()
 		return nil, adapters.NotStarted(r.Agent, err)
 	}
-	l.sess, l.lead = sess, plan.Lead
+	l.sess, l.lead, l.agentSession = sess, plan.Lead, so.ResumeID
 	return l, nil
 }
 
@@ -360,17 +390,25 @@ func (d *Delegator) drop(id string) {
 	}
 }
 
+// keep adds l, replacing (closing) a closed session of its id; a new one
+// gets an id of its own, never one a delegator before a restart gave.
 func (d *Delegator) keep(l *live) error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.closed {
+		d.mu.Unlock()
 		return adapters.ErrClosed
 	}
 	if l.id == "" {
-		d.seq++
-		l.id = fmt.Sprintf("%s-%d", l.agent, d.seq)
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		l.id = "d-" + hex.EncodeToString(b)
 	}
+	old := d.sessions[l.id]
 	d.sessions[l.id] = l
+	d.mu.Unlock()
+	if old != nil && old != l {
+		old.close()
+	}
 	return nil
 }
 
@@ -424,6 +462,7 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	if oc.Crashed {
 		l.crashes.Add(time.Now())
 	}
+	l.agentSession, l.unbriefed = cmp.Or(dg.AgentSessionID, l.sess.ID(), l.agentSession), l.lead != ""
 	l.tmu.Unlock()
 	l.gone.Store(oc.Crashed || oc.Ending == conversation.Stuck)
 	l.busy.Store(false) // after the brief holds the turn: a follow-up reads it
@@ -466,7 +505,9 @@ func (l *live) crashLoop() error {
 }
 
 func (l *live) close() {
-	_ = l.sess.Close()
+	if l.sess != nil { // nil: read from its record, not started
+		_ = l.sess.Close()
+	}
 	l.hooks.Close()
 	l.audit.Close()
 }

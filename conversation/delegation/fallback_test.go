@@ -165,6 +165,8 @@ type fakeAgent struct {
 	// stuck, when set, is closed as the first turn starts; that turn
 	// does not stop when cancelled.
 	stuck chan struct{}
+	// resumeFails: a start that resumes a session fails.
+	resumeFails bool
 	// closes, when set, gets a value as each session closes.
 	closes chan struct{}
 
@@ -206,6 +208,9 @@ func (a *fakeAgent) Ready() error { return a.ready }
 func (a *fakeAgent) Start(_ context.Context, so adapters.SessionOptions) (adapters.Session, error) {
 	if a.start != nil {
 		return nil, a.start
+	}
+	if a.resumeFails && so.ResumeID != "" {
+		return nil, errors.New("no such session")
 	}
 	a.mu.Lock()
 	a.starts++

@@ -1,0 +1,198 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/personas"
+)
+
+// restarted runs one delegate turn on agent a through a delegator of
+// options o, closes it as a hub that exits does, and returns the session
+// and a new delegator of the same options: the restarted process.
+func restarted(t *testing.T, a *fakeAgent, o Options) (string, *Delegator) {
+	t.Helper()
+	first := New(o)
+	r, err := first.Delegate(context.Background(), Request{Agent: a.name, Prompt: "read the parser"}, nil)
+	first.Close()
+	if err != nil || r.Error != "" || !strings.HasPrefix(r.Session, "d-") {
+		t.Fatalf("the first turn: %+v, %v", r, err)
+	}
+	d := New(o)
+	t.Cleanup(d.Close)
+	return r.Session, d
+}
+
+// A delegate conversation goes on after hub restarted (hub mcp's server
+// restarted, hub acp restarted and its session loaded): a continue on it
+// resumes the agent's own session where the agent can, else starts it
+// afresh briefed on the conversation (a failed resume too), under the
+// same session, and later turns go to that session.
+func TestContinue_GoesOnAfterHubRestarted(t *testing.T) {
+	tests := []struct {
+		name         string
+		caps         adapters.Capabilities
+		resumeFails  bool
+		chain        []string // hub acp's root agent; none for hub mcp's own delegator
+		wantResumeID string
+	}{
+		{name: "hub mcp: resumes natively", caps: adapters.Capabilities{Resume: true}, wantResumeID: "fake-session"},
+		{name: "hub mcp: briefed ahead of the prompt"},
+		{name: "hub mcp: briefed in its instructions", caps: adapters.Capabilities{Instructions: true}},
+		{name: "hub mcp: the resume failed", caps: adapters.Capabilities{Resume: true}, resumeFails: true},
+		{name: "hub acp: resumes natively", caps: adapters.Capabilities{Resume: true}, chain: []string{"lead"}, wantResumeID: "fake-session"},
+		{name: "hub acp: briefed", chain: []string{"lead"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := answers("fake")
+			a.caps, a.resumeFails = tt.caps, tt.resumeFails
+			reg := adapters.NewRegistry()
+			reg.Register(a)
+			reg.Register(answers("lead"))
+			ws, _ := workspace(t)
+			id, d := restarted(t, a, Options{Registry: reg, Cwd: ws, Log: zerolog.Nop(), Chain: chainOf(reg, tt.chain), Records: t.TempDir()})
+			ctx := context.Background()
+			for _, prompt := range []string{"now fix it", "and test it"} {
+				c, err := d.Delegate(ctx, Request{Session: id, Prompt: prompt}, nil)
+				if err != nil || c.Error != "" || c.Session != id || c.Answer != "fake answered" {
+					t.Fatalf("continue %q after the restart: %+v, %v; want the conversation to go on", prompt, c, err)
+				}
+			}
+			if r, err := d.Delegate(ctx, Request{Agent: "fake", Prompt: "new work"}, nil); err != nil || r.Session == id {
+				t.Errorf("a new delegation after the restart: %+v, %v; want a session of its own", r, err)
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if a.starts != 3 || len(a.got) != 4 || a.got[2] != "and test it" {
+				t.Fatalf("%d sessions started, prompts %q: want one more session taking both follow-ups, then the new delegation's", a.starts, a.got)
+			}
+			so, brief := a.opts[1], a.instructions[1]+strings.TrimSuffix(a.got[1], "now fix it")
+			if so.ResumeID != tt.wantResumeID || so.Cwd != ws {
+				t.Errorf("started resuming %q in %s; want %q in %s", so.ResumeID, so.Cwd, tt.wantResumeID, ws)
+			}
+			if briefed := strings.Contains(brief, "read the parser") && strings.Contains(brief, "fake answered"); briefed != (tt.wantResumeID == "") {
+				t.Errorf("briefing %q: want one (with the first turn) only when the agent's own session was not resumed", brief)
+			}
+		})
+	}
+}
+
+// The calling agent writes the session it continues, and a restarted hub
+// knows it only from its record: an id that is not hub's, or a recorded
+// session this delegator would not start as a new request (an agent of
+// its chain or one its persona may not use, a directory outside its
+// workspace), is refused in one line without starting an agent.
+func TestContinue_RefusesARecordItMayNotGoOn(t *testing.T) {
+	lead := &personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Delegates: []string{"other"}, Trusted: true}, Backend: answers("inner")}
+	tests := []struct {
+		name    string
+		session func(id string) string
+		opts    func(o *Options, ws string)
+		unknown bool // ErrUnknownSession, not ErrRefused
+	}{
+		{name: "a path", session: func(string) string { return "../../etc/passwd" }},
+		{name: "a path after hub's prefix", session: func(id string) string { return "d-x/../../" + id }},
+		{name: "a separator", session: func(id string) string { return "d-" + string(filepath.Separator) + id }},
+		{name: "an id hub never gives", session: func(string) string { return "fake-1" }},
+		{name: "no record", session: func(string) string { return "d-0123456789abcdef" }, unknown: true},
+		{name: "another workspace", opts: func(o *Options, _ string) { o.Cwd = o.Records }},
+		{name: "a workspace inside its directory", opts: func(o *Options, ws string) {
+			o.Cwd = filepath.Join(ws, "sub", "inner")
+			if err := os.Mkdir(o.Cwd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "its agent is in the chain", opts: func(o *Options, _ string) { o.Chain = chainOf(o.Registry, []string{"fake"}) }},
+		{name: "a persona that may not use it", opts: func(o *Options, _ string) { o.Chain = []adapters.Adapter{lead} }},
+		{name: "its directory became a link outside", opts: func(o *Options, ws string) {
+			sub := filepath.Join(ws, "sub")
+			if err := os.RemoveAll(sub); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(filepath.Dir(ws), "other"), sub); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := answers("fake")
+			reg := adapters.NewRegistry()
+			reg.Register(a)
+			ws, _ := workspace(t)
+			o := Options{Registry: reg, Cwd: ws, Log: zerolog.Nop(), Records: t.TempDir()}
+			first := New(o)
+			r, err := first.Delegate(context.Background(), Request{Agent: "fake", Prompt: "read the parser", Cwd: "sub"}, nil)
+			first.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := r.Session
+			if tt.session != nil {
+				id = tt.session(id)
+			}
+			if tt.opts != nil {
+				tt.opts(&o, ws)
+			}
+			d := New(o)
+			defer d.Close()
+			c, err := d.Delegate(context.Background(), Request{Session: id, Prompt: "now fix it"}, nil)
+			want := ErrRefused
+			if tt.unknown {
+				want = ErrUnknownSession
+			}
+			if !errors.Is(err, want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("continue %q: %+v, %v; want %v in one line", id, c, err, want)
+			}
+			if a.starts != 1 {
+				t.Fatalf("%d sessions started: want none after the restart", a.starts)
+			}
+		})
+	}
+}
+
+// Two follow-ups at once on a session read from its record start one
+// agent session: the other is told the session is busy.
+func TestContinue_RestartedSessionStartsOnce(t *testing.T) {
+	a := answers("fake")
+	reg := adapters.NewRegistry()
+	reg.Register(a)
+	ws, _ := workspace(t)
+	id, d := restarted(t, a, Options{Registry: reg, Cwd: ws, Log: zerolog.Nop(), Records: t.TempDir()})
+	starting, release := make(chan struct{}, 2), make(chan struct{})
+	a.onStart = func() {
+		starting <- struct{}{}
+		<-release
+	}
+	follow := func(prompt string) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := d.Delegate(context.Background(), Request{Session: id, Prompt: prompt}, nil)
+			done <- err
+		}()
+		return done
+	}
+	first := follow("now fix it")
+	<-starting
+	second := follow("and test it")
+	select {
+	case err := <-second:
+		if !errors.Is(err, ErrBusy) {
+			t.Errorf("a second follow-up while the first starts the agent: %v, want ErrBusy", err)
+		}
+	case <-starting:
+		t.Error("a second follow-up started a second agent session")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first follow-up: %v", err)
+	}
+}
