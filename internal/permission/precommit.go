@@ -48,6 +48,9 @@ func (r *reader) preCommit(name string, args []arg, x *runCtx) {
 	cfgs, _ := (&check{r: r}).optValues(args, "c", "--config", "")
 	if len(cfgs) == 0 {
 		cfgs = []arg{{text: ".pre-commit-config.yaml"}}
+		if name == "prek" {
+			cfgs = append(cfgs, arg{text: ".pre-commit-config.yml"})
+		}
 	}
 	r.preCommitConfigs(cfgs, x, false)
 }
@@ -131,10 +134,13 @@ var lefthookFiles = []string{"lefthook.yml", ".lefthook.yml", "lefthook.yaml", "
 	"lefthook-local.yml", ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml"}
 
 // lefthook reads the run: lines of lefthook's configs; one with remotes or extends (configs
-// from elsewhere) is unclear.
+// from elsewhere), or in TOML or JSON, is unclear.
 func (r *reader) lefthook(x *runCtx) {
 	r.out.unclear = r.out.unclear || len(x.sc.cwds) == 0
 	for _, d := range x.sc.cwds {
+		for _, f := range []string{"lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json", "lefthook.jsonc", ".lefthook.jsonc"} {
+			r.out.unclear = r.out.unclear || exists(path.Join(gitWorkRoot(d), f), false)
+		}
 		for _, f := range lefthookFiles {
 			p := path.Join(gitWorkRoot(d), f)
 			if key := "lefthook " + p; !exists(p, false) || r.active[key] {

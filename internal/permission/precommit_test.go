@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,20 +62,23 @@ func TestAlwaysKey_PreCommitConfigAsShown(t *testing.T) {
 // always. Through git's hook, remote hooks are kept by the config's digest only.
 func TestUnclear_PreCommitHubCannotRead(t *testing.T) {
 	for _, tt := range []struct {
-		name, cmd, config string
-		unclear           bool
+		name, cmd, file, config string
+		unclear                 bool
 	}{
-		{"local hooks", "pre-commit run", pcLocal, false},
-		{"no config", "pre-commit run", "", false},
-		{"a remote repository", "pre-commit run --all-files", pcRemote, true},
-		{"a remote repository, through git's hook", "git commit -m wip", pcRemote, false},
-		{"additional_dependencies", "pre-commit run", pcLocal + "    additional_dependencies: [evil]\n", true},
-		{"not YAML pre-commit takes", "pre-commit run", "repos:\n- repo: local\n  hooks: [\n", true},
-		{"args not a list", "pre-commit run", pcLocal + "    args: rm\n", true},
-		{"past the size hub reads", "pre-commit run", pcLocal + "#" + strings.Repeat("x", maxGitConfig) + "\n", true},
-		{"not YAML, through git's hook", "git commit -m wip", "repos: [\n", true},
-		{"try-repo", "pre-commit try-repo ../hooks", pcLocal, true},
-		{"a config hub cannot name", `pre-commit run -c "$C"`, pcLocal, true},
+		{"local hooks", "pre-commit run", "", pcLocal, false},
+		{"no config", "pre-commit run", "", "", false},
+		{"a remote repository", "pre-commit run --all-files", "", pcRemote, true},
+		{"a remote repository, through git's hook", "git commit -m wip", "", pcRemote, false},
+		{"additional_dependencies", "pre-commit run", "", pcLocal + "    additional_dependencies: [evil]\n", true},
+		{"not YAML pre-commit takes", "pre-commit run", "", "repos:\n- repo: local\n  hooks: [\n", true},
+		{"args not a list", "pre-commit run", "", pcLocal + "    args: rm\n", true},
+		{"past the size hub reads", "pre-commit run", "", pcLocal + "#" + strings.Repeat("x", maxGitConfig) + "\n", true},
+		{"not YAML, through git's hook", "git commit -m wip", "", "repos: [\n", true},
+		{"try-repo", "pre-commit try-repo ../hooks", "", pcLocal, true},
+		{"a config hub cannot name", `pre-commit run -c "$C"`, "", pcLocal, true},
+		{"a lefthook config in TOML", "lefthook run pre-commit", "lefthook.toml", "[pre-commit.commands.x]\nrun = \"go vet ./...\"\n", true},
+		{"a lefthook config with remotes", "lefthook run pre-commit", "lefthook.yml", "remotes:\n  - git_url: https://x.invalid/hooks\n    configs: [lefthook.yml]\n", true},
+		{"a lefthook config", "lefthook run pre-commit", "lefthook.yml", "pre-commit:\n  commands:\n    vet:\n      run: go vet ./...\n", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fakeHome(t)
@@ -84,7 +88,7 @@ func TestUnclear_PreCommitHubCannotRead(t *testing.T) {
 			}
 			hookedRepo(t, dir, pcHook)
 			if tt.config != "" {
-				write(t, filepath.Join(dir, ".pre-commit-config.yaml"), tt.config)
+				write(t, filepath.Join(dir, cmp.Or(tt.file, ".pre-commit-config.yaml")), tt.config)
 			}
 			req := Request{Tool: "bash", Kind: adapters.KindExecute, Command: tt.cmd, Cwd: dir}
 			if got := Unclear(req); got != tt.unclear {
