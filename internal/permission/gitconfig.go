@@ -203,6 +203,7 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 			sc.cwds = x.sc.cwds
 			sub.script(script, sc, input{})
 			r.setDeny(sub.out.deny)
+			r.hookRunners(string(b), x)
 		}
 	}
 }

@@ -181,6 +181,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		name := progName(p.text)
 		readsInto(name, argv[1:], x.sc)
 		r.pkgScripts(name, argv[1:], x)
+		r.preCommit(name, argv[1:], x)
 		sub := 1
 		if at := npxRunnerAt(texts(argv)); len(at) > 0 {
 			for _, i := range at[:len(at)-1] { // the runner's word, or an option's value
