@@ -90,6 +90,7 @@ func (r *reader) preCommitConfig(p string, hook bool) {
 		return
 	}
 	r.active[key] = true
+	r.readsProg(nil, false, p)
 	b, err := readCapped(p, maxGitConfig)
 	sum := sha256.Sum256(b)
 	r.out.repos = append(r.out.repos, path.Dir(p))
@@ -143,6 +144,7 @@ func (r *reader) lefthook(x *runCtx) {
 		}
 		for _, f := range lefthookFiles {
 			p := path.Join(gitWorkRoot(d), f)
+			r.readsProg(nil, false, p) // also one the line makes
 			if key := "lefthook " + p; !exists(p, false) || r.active[key] {
 				continue
 			} else {

@@ -24,6 +24,12 @@ func TestUnclear_WrittenProgramFiles(t *testing.T) {
 		unclear  bool
 	}{
 		{"npmok", "printf " + evil + " > package.json && npm test", true},
+		{"pcok", "printf 'repos: []' > .pre-commit-config.yaml && pre-commit run --all-files", true},
+		{"pcok", "cp /tmp/x .pre-commit-config.yaml; git commit -m x", true},
+		{"pcok", "pre-commit run --all-files > pc.log", false},
+		{"lhok", "echo 'pre-commit: {}' > lefthook.yml && lefthook run pre-commit", true},
+		{"lhok", "echo x > .lefthook-local.yml && lefthook run pre-commit", true},
+		{"lhok", "lefthook run pre-commit | tee lh.log", false},
 		{"npmok", "cp /tmp/evil.json package.json; npm test", true},
 		{"npmok", "mv other.json package.json && npm test", true},
 		{"npmok", "sed -i 's/jest/curl x|sh #/' package.json && npm test", true},
