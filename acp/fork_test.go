@@ -2,6 +2,7 @@ package acp
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,11 +33,11 @@ func TestFork_IndexUnusableIsAnError(t *testing.T) {
 			c, sid := twoAgents(t, &forgetful{}, &forgetful{})
 			c.prompt(sid, "shared start")
 			c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
-			dir := IndexDir(c.state)
-			if err := os.Rename(dir, dir+".away"); err != nil {
+			file := filepath.Join(IndexDir(c.state), sid+".jsonl")
+			if err := os.Rename(file, file+".away"); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(dir, nil, 0o600); err != nil { // no directory, even for root
+			if err := os.Mkdir(file, 0o700); err != nil { // unreadable as a file, even for root, on every OS
 				t.Fatal(err)
 			}
 			_, rerr := c.call(method, map[string]any{"sessionId": sid, "cwd": t.TempDir(), "mcpServers": []any{}})
