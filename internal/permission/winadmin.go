@@ -121,7 +121,7 @@ const (
 	whyExecPolicy = "turning off PowerShell's execution policy (Unrestricted, Bypass) or Defender's monitoring is never allowed"
 	whyDistro     = "unregistering a WSL distribution (its whole file system) is never allowed"
 	whyTrust      = "changing what Windows trusts (the execution policy in the registry, a root or CA certificate store) is never allowed"
-	whyInlineHTA  = "running inline script with mshta (javascript:, vbscript:, about:) is never allowed"
+	whyInlineHTA  = "running inline script from a javascript:, vbscript: or about: URL (mshta, rundll32) is never allowed"
 	whyRemote     = "a command acting on another machine (\\\\HOST, -ComputerName, a PowerShell session) is asked every time"
 )
 
@@ -146,6 +146,7 @@ var winDenied = []winDeny{
 	{"wslconfig", "/unregister|/u", whyDistro},
 	{"mshta", "*://*", whyDownload},
 	{"mshta", "*javascript:*|*vbscript:*|*about:*", whyInlineHTA},
+	{"rundll32", "*javascript:*|*vbscript:*", whyInlineHTA}, // rundll32 javascript:"\..\mshtml,RunHTMLApplication";…
 	{"regsvr32", "/i:*://*", whyDownload},
 	{"msiexec", "*://*", whyDownload},
 }
