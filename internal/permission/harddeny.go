@@ -94,6 +94,8 @@ var denyRules = []denyRule{
 	{"execution policy", whyExecPolicy, winRule(whyExecPolicy)},
 	{"wsl unregister", whyDistro, winRule(whyDistro)},
 	{"code from a URL", whyDownload, winRule(whyDownload)},
+	{"mshta inline script", whyInlineHTA, winRule(whyInlineHTA)},
+	{"windows trust", whyTrust, winTrust},
 }
 
 // check is one call under the rules; one that cannot tell marks the line unclear (unknown).

@@ -666,6 +666,7 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	if slices.Contains([]string{"set-alias", "sal", "new-alias", "nal"}, cmdlet) {
 		r.psAlias(c.words[1:], x.sc)
 	}
+	r.psRemote(cmdlet, c.words[1:])
 	if spec, ok := psCmdlets[cmdlet]; ok && !prog.dynamic {
 		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
 		for _, w := range c.words[1:] {
@@ -873,11 +874,13 @@ var psCmdlets = map[string]string{
 
 	"remove-physicaldisk": "mkfs|", "reset-physicaldisk": "mkfs|", "remove-virtualdisk": "mkfs|", "remove-storagepool": "mkfs|",
 	// a registry value is its key's child: Remove-ItemProperty HKLM:\SYSTEM\X -Name Start is rm /hkey_local_machine/system/x/start
-	"remove-itemproperty": "rm|Path@ Name@/ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force Credential:",
-	"clear-itemproperty":  "truncate -s 0|Path@ Name@/ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force PassThru Credential:",
-	"set-itemproperty":    "touch|Path@ Name@/ Value@_ LiteralPath:+/PSPath/LP Type: PassThru Force Filter: Include: Exclude: Credential: InputObject:",
-	"new-itemproperty":    "touch|Path@ Name@/ Value:_ PropertyType:/Type LiteralPath:+/PSPath/LP Force Filter: Include: Exclude: Credential:",
-	"set-executionpolicy": "set-executionpolicy|ExecutionPolicy@ Scope@-scope Force",
+	"remove-itemproperty":   "rm|Path@ Name@/ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force Credential:",
+	"clear-itemproperty":    "truncate -s 0|Path@ Name@/ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force PassThru Credential:",
+	"set-itemproperty":      "touch|Path@ Name@/ Value@_ LiteralPath:+/PSPath/LP Type: PassThru Force Filter: Include: Exclude: Credential: InputObject:",
+	"new-itemproperty":      "touch|Path@ Name@/ Value:_ PropertyType:/Type LiteralPath:+/PSPath/LP Force Filter: Include: Exclude: Credential:",
+	"set-executionpolicy":   "set-executionpolicy|ExecutionPolicy@ Scope@-scope Force",
+	"import-certificate":    "touch|FilePath@_ CertStoreLocation:+",
+	"import-pfxcertificate": "touch|FilePath@_ CertStoreLocation:+ Exportable Password: ProtectPrivateKey:",
 }
 
 var psAliases = map[string]string{
@@ -916,10 +919,10 @@ type psParam struct {
 func psParams(spec string) []psParam {
 	var ps []psParam
 	for _, f := range strings.Fields(spec + psCommon) {
-		names := strings.Split(strings.ToLower(f), "/")
+		names := strings.Split(strings.Replace(strings.ToLower(f), "@/", "@\x00", 1), "/") // Name@/ is no alias ""
 		p := psParam{names: names}
 		if i := strings.IndexAny(names[0], "=:@"); i >= 0 {
-			p.kind, p.flag, p.names[0] = names[0][i], names[0][i+1:], names[0][:i]
+			p.kind, p.flag, p.names[0] = names[0][i], strings.ReplaceAll(names[0][i+1:], "\x00", "/"), names[0][:i]
 			if p.kind == '=' {
 				p.kind = 0
 			}

@@ -46,6 +46,16 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		`$env:GIT_CONFIG_PARAMETERS="'core.pager'='rm -rf ~'"; git log`,
 		"$env:GIT_CONFIG_COUNT=1; $env:GIT_CONFIG_KEY_0='core.pager'; $env:GIT_CONFIG_VALUE_0='rm -rf ~'; git log",
 		"set GIT_CONFIG_COUNT=1&& set GIT_CONFIG_KEY_0=core.pager&& set GIT_CONFIG_VALUE_0=rm -rf ~&& git log",
+		// winmore: mshta's inline script, the execution policy in the registry, a root certificate store, another machine's registry
+		"mshta javascript:close(); Get-ChildItem", "mshta vbscript:close(1) | Out-Null", "& mshta.exe JavaScript:close()",
+		`Set-ItemProperty HKLM:\SOFTWARE\Microsoft\PowerShell\1\ShellIds\Microsoft.PowerShell -Name ExecutionPolicy -Value Bypass; Get-ChildItem`,
+		`sp -Path:HKCU:\Software\Microsoft\PowerShell\1\ShellIds\Microsoft.PowerShell -N:ExecutionPolicy -Va:Unrestricted; Get-ChildItem`,
+		`New-ItemProperty HKLM:\SOFTWARE\Policies\Microsoft\Windows\PowerShell -Name EnableScripts -Value 1; Get-ChildItem`,
+		`reg add HKCU\Software\Microsoft\PowerShell\1\ShellIds\Microsoft.PowerShell /v ExecutionPolicy /d Bypass /f`,
+		`Remove-Item Cert:\LocalMachine\Root\0563B8630D62D75ABBC8AB1E4BDFB5A899B24D43; Get-ChildItem`,
+		`Get-ChildItem Cert:\CurrentUser\Root | Remove-Item; Get-ChildItem`, `cd Cert:\LocalMachine\Root; ri ABC`,
+		`Import-Certificate -FilePath x.cer -CertStoreLocation Cert:\LocalMachine\Root; Get-ChildItem`,
+		`reg delete \\buildhost\HKLM\SOFTWARE /f`, `Invoke-Command -ComputerName X { Remove-Item -Recurse HKCU:\Software }; Get-ChildItem`,
 		"[Environment]::SetEnvironmentVariable('GIT_PAGER', 'rm -rf ~'); git log",
 		`[System.Environment]::SetEnvironmentVariable("GIT_CONFIG_PARAMETERS", "'core.pager'='rm -rf ~'", 'Process'); git log`,
 	} {

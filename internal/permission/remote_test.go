@@ -44,6 +44,9 @@ func TestDecide_RemotePathsAreNeverLookedUp(t *testing.T) {
 		{ps, `Remove-Item -Recurse -Force \\host\share`},
 		{cmd, `type \\host\share\x`},
 		{cmd, `cd /d \\host\s && npm test`},
+		{ps, `reg delete \\host\HKLM\SOFTWARE\MyApp /f`},
+		{cmd, `reg query \\host\HKLM\SOFTWARE`},
+		{ps, `Invoke-Command -ComputerName host { Get-Content \\host\share\x }`},
 	} {
 		looked = nil
 		s := mustNew(t)

@@ -37,11 +37,16 @@ var (
 	regProvider = lazyRE(`(?i)^(?:microsoft\.powershell\.core/)?registry::/*([a-z_]+)(/.*)?$`)
 	regDrive    = lazyRE(`(?i)^(hk[a-z]{1,2}):/*(.*)$`)
 	regExeKey   = lazyRE(`(?i)^(?://[.]/)?(hk[a-z_]+)(/.*)?$`)
+	regRemote   = lazyRE(`^//[^/?.][^/]*/(.*)$`) // reg.exe's \\HOST\HKLM\…
+	certDrive   = lazyRE(`(?i)^(?:(?:microsoft\.powershell\.security/)?certificate::|cert:)/*(.*)$`)
 )
 
 // regPath is a registry key as a lower-case path: HKCU:\Software is
 // /hkey_current_user/software (with exe, reg.exe's HKCU\Software too).
 func regPath(p string, exe bool) (string, bool) {
+	if c := certDrive().FindStringSubmatch(p); c != nil { // the certificate provider's stores: Cert:\LocalMachine\Root is /certificate/localmachine/root
+		return path.Clean("/certificate/" + strings.ToLower(c[1])), true
+	}
 	m := regProvider().FindStringSubmatch(p)
 	if m == nil {
 		m = regDrive().FindStringSubmatch(p)
@@ -57,18 +62,67 @@ func regPath(p string, exe bool) (string, bool) {
 
 // regProtected reports a delete of a registry key the deny list refuses.
 func regProtected(p string, recursive bool) bool {
+	p = regUser(p)
+	return recursive && regKeys[p] || slices.ContainsFunc(regTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
+}
+
+// regUser is a key lower case, HKEY_USERS\SID read as that user's HKEY_CURRENT_USER.
+func regUser(p string) string {
 	p = strings.ToLower(p)
 	if rest, ok := strings.CutPrefix(p, "/hkey_users/"); ok && strings.Contains(rest, "/") {
 		_, in, _ := strings.Cut(rest, "/")
-		p = "/hkey_current_user/" + in // HKEY_USERS\SID is that user's HKEY_CURRENT_USER
+		p = "/hkey_current_user/" + in
 	}
-	return recursive && regKeys[p] || slices.ContainsFunc(regTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
+	return p
+}
+
+// trustPaths are what Windows trusts, as paths: the execution policy's registry values
+// (PowerShell's own and the group policy's, 64- and 32-bit) and the certificate stores whose
+// certificates it trusts (roots, intermediates, publishers, the distrusted).
+var trustPaths = func() []string {
+	var out []string
+	for _, hive := range []string{"/hkey_local_machine/software/", "/hkey_current_user/software/"} {
+		for _, wow := range []string{"", "wow6432node/"} {
+			out = append(out, hive+wow+"microsoft/powershell/1/shellids/microsoft.powershell/executionpolicy",
+				hive+wow+"policies/microsoft/windows/powershell/executionpolicy", hive+wow+"policies/microsoft/windows/powershell/enablescripts")
+		}
+	}
+	for _, at := range []string{"localmachine", "currentuser"} {
+		for _, store := range []string{"root", "authroot", "ca", "disallowed", "trustedpublisher", "ntauth"} {
+			out = append(out, "/certificate/"+at+"/"+store)
+		}
+	}
+	return out
+}()
+
+// winTrust reports a change to what Windows trusts (trustPaths): a write or delete in one, a
+// delete of a key or store holding one; whatever value or certificate it writes.
+func winTrust(k *check) bool {
+	targets := k.writtenFiles()
+	deletes := slices.Contains([]string{"rm", "truncate", "mv"}, k.c.prog())
+	if deletes {
+		targets = append(targets, operands(k.args())...)
+	}
+	return slices.ContainsFunc(targets, func(a arg) bool {
+		ps, _ := k.paths(a) // Set-Location Cert:\LocalMachine\Root; Remove-Item X
+		return slices.ContainsFunc(append(ps, a.text), func(p string) bool {
+			p = regUser(p)
+			return slices.ContainsFunc(trustPaths, func(t string) bool {
+				glob, _ := path.Match(p, t)
+				globIn, _ := path.Match(p, t+"/x")
+				return p == t || strings.HasPrefix(p, t+"/") || deletes && strings.HasPrefix(t, p+"/") || a.glob && (glob || globIn)
+			})
+		})
+	})
 }
 
 const (
 	whyRecovery   = "deleting shadow copies or backups, wiping free space or changing the boot configuration is never allowed (ransomware does it first)"
 	whyExecPolicy = "turning off PowerShell's execution policy (Unrestricted, Bypass) or Defender's monitoring is never allowed"
 	whyDistro     = "unregistering a WSL distribution (its whole file system) is never allowed"
+	whyTrust      = "changing what Windows trusts (the execution policy in the registry, a root or CA certificate store) is never allowed"
+	whyInlineHTA  = "running inline script from a javascript:, vbscript: or about: URL (mshta, rundll32) is never allowed"
+	whyRemote     = "a command acting on another machine (\\\\HOST, -ComputerName, a PowerShell session) is asked every time"
 )
 
 // winDenied: Windows commands the deny list refuses, by program and the
@@ -83,13 +137,16 @@ var winDenied = []winDeny{
 	{"bcdedit", "/set|/delete|/deletevalue|/import|/create|/copy|/default|/bootsequence|/displayorder|/bootems|/ems|/debug|/bootdebug|/hypervisorsettings|/timeout|/toolsdisplayorder", whyRecovery},
 	{"cipher", "/w|/w:*", whyRecovery},
 	{"fsutil", "usn deletejournal", whyRecovery},
-	{"diskpart", "", whyDevice},                                                 // its script (/s FILE, stdin) is one hub cannot read
+	{"diskpart", `!/\?`, whyDevice}, // its script (/s FILE, stdin) is one hub cannot read; /? prints help and reads none
+	{"diskpart", "/s|-s", whyDevice},
 	{"set-executionpolicy", "unrestricted|bypass|0|4 !*process", whyExecPolicy}, // -Scope Process: this PowerShell alone, as powershell -ExecutionPolicy Bypass
 	{"set-mppreference", "-disable* true|1", whyExecPolicy},                     // Defender's real-time, script, behaviour monitoring off
 	{"set-mppreference", "-disable*:true|-disable*:1", whyExecPolicy},
 	{"wsl", "--unregister", whyDistro},
 	{"wslconfig", "/unregister|/u", whyDistro},
 	{"mshta", "*://*", whyDownload},
+	{"mshta", "*javascript:*|*vbscript:*|*about:*", whyInlineHTA},
+	{"rundll32", "*javascript:*|*vbscript:*", whyInlineHTA}, // rundll32 javascript:"\..\mshtml,RunHTMLApplication";…
 	{"regsvr32", "/i:*://*", whyDownload},
 	{"msiexec", "*://*", whyDownload},
 }
@@ -142,6 +199,10 @@ var winReadAs = map[string]string{
 	"certutil -verifyctl":         "wget $1",
 	"certutil -decode":            "cp $1 $2",
 	"certutil -decodehex":         "cp $1 $2",
+	"certutil -addstore":          "touch $S", // $S: the store its first operand names (with -delstore, its certificate)
+	"certutil -delstore":          "rm $S",
+	"certutil -viewdelstore":      "rm $S",
+	"certutil -importpfx":         "touch $S",
 	"bitsadmin -transfer":         "wget -O $3 $2",
 	"bitsadmin -addfile":          "wget -O $3 $2",
 	"bitsadmin -setnotifycmdline": "$2 $3?", // the program a job runs as it ends, with its command line
@@ -176,6 +237,9 @@ func (r *reader) winRead(argv []arg) ([]arg, bool) {
 		return " " + w
 	}
 	prog := progName(argv[0].text)
+	if prog == "reg" && len(argv) > 2 && regRemote().MatchString(winPath(argv[2]).text) {
+		r.out.must = whyRemote // reg VERB \\HOST\KEY: another machine's registry
+	}
 	tmpl, ok := winReadAs[prog]
 	verb := 0
 	for i := 1; i < len(argv) && !ok && (i == 1 || strings.HasPrefix(word(i), " -")); i++ { // a switch verb may follow others
@@ -215,8 +279,14 @@ func (r *reader) winRead(argv []arg) ([]arg, bool) {
 			}
 		case w == "$?":
 			out = append(out, unknown)
+		case w == "$S":
+			out = append(out, certStore(argv[verb+1:], tmpl == "rm $S"))
 		case w == "$K" && len(ops) > 0:
-			k, ok := regPath(winPath(ops[0]).text, true)
+			key := winPath(ops[0]).text
+			if m := regRemote().FindStringSubmatch(key); m != nil {
+				key = m[1] // the key as this machine's: a delete refused here is refused there
+			}
+			k, ok := regPath(key, true)
 			if !ok && !ops[0].dynamic {
 				return nil, false // a remote key (\\HOST\HKLM\…): not this machine's
 			}
@@ -235,4 +305,55 @@ func (r *reader) winRead(argv []arg) ([]arg, bool) {
 		}
 	}
 	return out, true
+}
+
+// certStore is the store certutil's words name (-user: the user's; -importpfx: My unless two
+// operands), with cert the certificate after it.
+func certStore(words []arg, cert bool) arg {
+	var ops []arg
+	at := "localmachine"
+	for _, w := range words {
+		switch t := strings.ToLower(w.text); {
+		case t == "-user" || t == "/user":
+			at = "currentuser"
+		case w.dynamic || !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "/"):
+			ops = append(ops, w)
+		}
+	}
+	if len(ops) < 2 && !cert {
+		ops = []arg{{text: "my"}}
+	}
+	if len(ops) == 0 {
+		return unknown
+	}
+	a := arg{text: "/certificate/" + at + "/" + strings.ToLower(ops[0].text), dynamic: ops[0].dynamic}
+	if cert && len(ops) > 1 {
+		a.text += "/" + strings.ToLower(ops[1].text)
+		a.dynamic = a.dynamic || ops[1].dynamic
+	}
+	return a
+}
+
+// psSessions are the cmdlets that open or use a session on another machine; with
+// psSplatRemote, those a splat (@p) may give -ComputerName or -Session.
+var (
+	psSessions     = set("enter-pssession", "etsn", "new-pssession", "nsn", "connect-pssession", "cnsn", "receive-pssession", "rcsn", "new-cimsession")
+	psSplatRemote  = set("invoke-command", "icm", "copy-item", "cpi", "copy", "cp")
+	psRemoteParams = []string{"computername", "session", "cimsession", "hostname", "connectionuri", "vmname", "vmid", "containerid", "tosession", "fromsession"}
+)
+
+// psRemote marks a cmdlet that acts on another machine (a session, -ComputerName or -cn in any
+// abbreviation PowerShell takes, a splat that may hold one): asked every time.
+func (r *reader) psRemote(cmdlet string, words []psWord) {
+	remote := psSessions[cmdlet]
+	for _, w := range words {
+		t := strings.ToLower(w.raw)
+		name, _, _ := strings.Cut(strings.TrimLeft(t, "-–—"), ":")
+		param := len(name) < len(t) && strings.ContainsRune("-–—", []rune(t)[0])
+		remote = remote || strings.HasPrefix(t, "@") && psSplatRemote[cmdlet] ||
+			param && (name == "cn" || len(name) >= 3 && slices.ContainsFunc(psRemoteParams, func(p string) bool { return strings.HasPrefix(p, name) }))
+	}
+	if remote {
+		r.out.must = whyRemote
+	}
 }

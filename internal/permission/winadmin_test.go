@@ -78,3 +78,42 @@ func TestService_AlwaysNeverCoversStartupFiles(t *testing.T) {
 		}
 	}
 }
+
+// A command that acts on another machine (its registry by \\\\HOST, a
+// PowerShell session or -ComputerName, in any abbreviation or splatted) is
+// asked every time; the same command on this machine is covered.
+func TestService_AlwaysNeverCoversRemoteCommands(t *testing.T) {
+	ps, sh := adapters.ShellPowerShell, adapters.ShellSh
+	for _, tt := range []struct {
+		shell   adapters.Shell
+		line    string
+		covered bool
+	}{
+		{sh, `reg delete '\\buildhost\HKCU\Software\MyApp' /f`, false},
+		{sh, `reg add '\\buildhost\HKCU\Software\MyApp' /v Debug /d 1 /f`, false},
+		{sh, `reg query '\\buildhost\HKLM\SOFTWARE'`, false},
+		{ps, `reg delete \\buildhost\HKCU\Software\MyApp /f`, false},
+		{ps, `Invoke-Command -ComputerName buildhost { Get-Process }`, false},
+		{ps, `icm -cn buildhost { Get-Process }`, false},
+		{ps, `Invoke-Command -Comp buildhost -ScriptBlock { Get-Process }`, false},
+		{ps, `Invoke-Command -ComputerName:buildhost { Get-Process }`, false},
+		{ps, `Invoke-Command -Session $s { Get-Process }`, false},
+		{ps, `Invoke-Command @remote { Get-Process }`, false},
+		{ps, `Enter-PSSession buildhost`, false},
+		{ps, `etsn -cn buildhost`, false},
+		{ps, `New-PSSession -ComputerName buildhost`, false},
+		{ps, `Copy-Item build.zip -ToSession $s -Destination C:\drop`, false},
+		{ps, `Get-Service -ComputerName buildhost`, false},
+		{sh, `pwsh -c 'Restart-Computer -ComputerName buildhost -Force'`, false},
+		{ps, `Copy-Item build.zip -Destination drop.zip`, true},
+		{sh, `reg query 'HKLM\SOFTWARE'`, true},
+		{ps, `Get-Service`, true},
+	} {
+		req := Request{Tool: "bash", Kind: "execute", Command: tt.line, Cwd: osAbs(defaultShapeCwd), Shell: tt.shell}
+		s := mustNew(t)
+		s.Remember(req, adapters.AllowAlways)
+		if v := s.Check(req); (v.Decision == Allow) != tt.covered {
+			t.Errorf("%q after an always for it: %+v, want covered %v", tt.line, v, tt.covered)
+		}
+	}
+}
