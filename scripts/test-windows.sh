@@ -14,7 +14,7 @@ export GOTOOLCHAIN=go1.27.3 # the patched Go go.mod needs; see the Makefile
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 root=${HUB_WINE_ROOT:-/var/cache/hub/wine-root}
-timeout=${HUB_WINE_TIMEOUT:-10m}
+timeout=${HUB_WINE_TIMEOUT:-15m} # as make test's -timeout: the acp package runs every shapes row through hub acp
 
 die() { echo "test-windows: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root for chroot and mount (CI and the developer machines run as root)"
