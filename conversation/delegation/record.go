@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/internal/handover"
+	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -113,6 +114,23 @@ func (d *Delegator) admit(l *live) (string, error) {
 		return "", fmt.Errorf("%w: session %s worked in %s, not a directory inside the workspace %s; delegate anew here", ErrRefused, l.id, l.cwd, d.o.Cwd)
 	}
 	return cwd, nil
+}
+
+// claim holds from's record for a turn, so that two hub processes never
+// start two agents on one conversation: ErrBusy while another holds it.
+func (d *Delegator) claim(from *live) (release func(), err error) {
+	if from == nil || d.o.Records == "" {
+		return func() {}, nil
+	}
+	release, err = safefile.Hold(filepath.Join(d.o.Records, from.id+".lock"))
+	if errors.Is(err, safefile.ErrLocked) {
+		return nil, ErrBusy
+	}
+	if err != nil { // no state dir to lock in: the in-process claim stands alone
+		d.o.Log.Warn().Err(err).Str("session", from.id).Msg("the delegate's record was not locked")
+		return func() {}, nil
+	}
+	return release, nil
 }
 
 // save writes session id's record whole (a reader sees the old or the

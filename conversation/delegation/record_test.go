@@ -196,3 +196,48 @@ func TestContinue_RestartedSessionStartsOnce(t *testing.T) {
 		t.Fatalf("the first follow-up: %v", err)
 	}
 }
+
+// Two hub processes (hub mcp servers of two editors, say) continuing the
+// same recorded session at once start one agent session: the other is
+// told the session is busy, as a second follow-up in one process is.
+func TestContinue_TwoProcessesStartOnce(t *testing.T) {
+	a := answers("fake")
+	reg := adapters.NewRegistry()
+	reg.Register(a)
+	ws, _ := workspace(t)
+	o := Options{Registry: reg, Cwd: ws, Log: zerolog.Nop(), Records: t.TempDir()}
+	id, d := restarted(t, a, o)
+	other := New(o)
+	t.Cleanup(other.Close)
+	starting, release := make(chan struct{}, 2), make(chan struct{})
+	a.onStart = func() {
+		starting <- struct{}{}
+		<-release
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := d.Delegate(context.Background(), Request{Session: id, Prompt: "now fix it"}, nil)
+		first <- err
+	}()
+	<-starting
+	second := make(chan error, 1)
+	go func() {
+		_, err := other.Delegate(context.Background(), Request{Session: id, Prompt: "and test it"}, nil)
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		if !errors.Is(err, ErrBusy) {
+			t.Errorf("the other process's follow-up while the first starts the agent: %v, want ErrBusy", err)
+		}
+	case <-starting:
+		t.Error("the other process started a second agent session on the conversation")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first follow-up: %v", err)
+	}
+	if _, err := other.Delegate(context.Background(), Request{Session: id, Prompt: "and test it"}, nil); err != nil {
+		t.Fatalf("the other process's follow-up once the first ended: %v; want the claim released", err)
+	}
+}
