@@ -3,14 +3,18 @@ package delegation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/safefile"
+	"github.com/hubdev/hub/internal/transcript"
 	"github.com/hubdev/hub/personas"
 )
 
@@ -239,5 +243,43 @@ func TestContinue_TwoProcessesStartOnce(t *testing.T) {
 	}
 	if _, err := other.Delegate(context.Background(), Request{Session: id, Prompt: "and test it"}, nil); err != nil {
 		t.Fatalf("the other process's follow-up once the first ended: %v; want the claim released", err)
+	}
+}
+
+// Pruning a record takes its lock file with it: the records dir holds no
+// lock of a record gone, however many sessions were continued.
+func TestPrune_TakesTheLockFilesOfRecordsGone(t *testing.T) {
+	tests := []struct {
+		name  string
+		n     int
+		keep  int
+		files int
+	}{
+		{name: "under the bound", n: 2, keep: 3, files: 4},
+		{name: "beyond it", n: 4, keep: 2, files: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i := range tt.n {
+				id := fmt.Sprintf("d-%016x", i)
+				if err := transcript.Replace(dir, id, []transcript.Record{{Type: transcript.TypeSession, Session: &transcript.Meta{ID: id, Agent: "fake"}}}); err != nil {
+					t.Fatal(err)
+				}
+				at := time.Unix(int64(1000+i), 0)
+				release, err := safefile.Hold(filepath.Join(dir, id+".lock"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				release()
+				if err := os.Chtimes(filepath.Join(dir, id+".jsonl"), at, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prune(dir, tt.keep)
+			if files, _ := os.ReadDir(dir); len(files) != tt.files {
+				t.Fatalf("%d files after pruning %d records to %d: want %d (each record with its lock)", len(files), tt.n, tt.keep, tt.files)
+			}
+		})
 	}
 }
