@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -84,5 +85,49 @@ func TestIndex_WritesNothingBeforeATurnThenAppends(t *testing.T) {
 	}
 	if f := files(); len(f) != 1 {
 		t.Fatalf("session files %v: want one", f)
+	}
+}
+
+// A save that fails keeps every entry it did not write for the next save,
+// however long the history grew meanwhile (its trim keeps in memory only
+// what is on disk too): nothing is lost because the disk was away once.
+func TestSession_FailedSaveOfALongHistoryLosesNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries int
+	}{
+		{name: "short", entries: 10},
+		{name: "beyond the trim", entries: 2*memHistory + 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state := t.TempDir()
+			s := newServer(Options{Logger: zerolog.Nop(), StateDir: state, Now: time.Now})
+			ss := &session{srv: s, rec: &Record{SessionID: "s1", Cwd: "/w"}, seenTools: map[string]bool{}}
+			for i := range tt.entries {
+				c := &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprint(i))}
+				if i%2 == 0 { // user and agent in turn: no chunk merges into the one before
+					ss.record(schema.SessionUpdate{UserMessageChunk: c})
+				} else {
+					ss.record(schema.SessionUpdate{AgentMessageChunk: c})
+				}
+			}
+			dir := IndexDir(state)
+			if err := os.WriteFile(dir, nil, 0o600); err != nil { // no index dir: the save fails
+				t.Fatal(err)
+			}
+			if err := ss.save(); err == nil {
+				t.Fatal("a save without its index dir succeeded")
+			}
+			if err := os.Remove(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := ss.save(); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(s.index.History("s1")); got != tt.entries {
+				t.Fatalf("%d entries saved after the disk came back: want all %d", got, tt.entries)
+			}
+		})
 	}
 }

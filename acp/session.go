@@ -164,7 +164,7 @@ func (ss *session) save() error {
 	ss.persisted = len(ss.rec.History)
 	persist := ss.persisted > 0 || ss.dropped > 0
 	if n := len(ss.rec.History); n > 2*memHistory {
-		drop := n - memHistory
+		drop := min(n-memHistory, n-len(more)) // what this save writes stays until it is written
 		ss.rec.History = slices.Clone(ss.rec.History[drop:])
 		ss.persisted -= drop
 		ss.dropped += drop

@@ -237,6 +237,11 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 		return Result{}, err
 	}
 	defer end()
+	release, err := d.claim(from)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
 	var res Result
 	var fellBack []string
 	var usage *adapters.Usage

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/internal/handover"
+	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -115,6 +116,23 @@ func (d *Delegator) admit(l *live) (string, error) {
 	return cwd, nil
 }
 
+// claim holds from's record for a turn, so that two hub processes never
+// start two agents on one conversation: ErrBusy while another holds it.
+func (d *Delegator) claim(from *live) (release func(), err error) {
+	if from == nil || d.o.Records == "" {
+		return func() {}, nil
+	}
+	release, err = safefile.Hold(filepath.Join(d.o.Records, from.id+".lock"))
+	if errors.Is(err, safefile.ErrLocked) {
+		return nil, ErrBusy
+	}
+	if err != nil { // no state dir to lock in: the in-process claim stands alone
+		d.o.Log.Warn().Err(err).Str("session", from.id).Msg("the delegate's record was not locked")
+		return func() {}, nil
+	}
+	return release, nil
+}
+
 // save writes session id's record whole (a reader sees the old or the
 // new), after each turn; a new one makes room for itself.
 func (d *Delegator) save(id string) {
@@ -140,7 +158,7 @@ func (d *Delegator) save(id string) {
 	}
 }
 
-// prune removes the oldest records beyond keep.
+// prune removes the oldest records beyond keep, with their lock files.
 func prune(dir string, keep int) {
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) <= keep {
 		return
@@ -148,5 +166,8 @@ func prune(dir string, keep int) {
 	all, _ := transcript.List(dir) // newest first
 	for _, s := range all[min(keep, len(all)):] {
 		_ = transcript.Remove(dir, s.ID)
+		if p, err := transcript.Path(dir, s.ID); err == nil { // an id read from the file: no path
+			_ = os.Remove(strings.TrimSuffix(p, ".jsonl") + ".lock") // claim's
+		}
 	}
 }

@@ -3,14 +3,18 @@ package delegation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/safefile"
+	"github.com/hubdev/hub/internal/transcript"
 	"github.com/hubdev/hub/personas"
 )
 
@@ -194,5 +198,88 @@ func TestContinue_RestartedSessionStartsOnce(t *testing.T) {
 	close(release)
 	if err := <-first; err != nil {
 		t.Fatalf("the first follow-up: %v", err)
+	}
+}
+
+// Two hub processes (hub mcp servers of two editors, say) continuing the
+// same recorded session at once start one agent session: the other is
+// told the session is busy, as a second follow-up in one process is.
+func TestContinue_TwoProcessesStartOnce(t *testing.T) {
+	a := answers("fake")
+	reg := adapters.NewRegistry()
+	reg.Register(a)
+	ws, _ := workspace(t)
+	o := Options{Registry: reg, Cwd: ws, Log: zerolog.Nop(), Records: t.TempDir()}
+	id, d := restarted(t, a, o)
+	other := New(o)
+	t.Cleanup(other.Close)
+	starting, release := make(chan struct{}, 2), make(chan struct{})
+	a.onStart = func() {
+		starting <- struct{}{}
+		<-release
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := d.Delegate(context.Background(), Request{Session: id, Prompt: "now fix it"}, nil)
+		first <- err
+	}()
+	<-starting
+	second := make(chan error, 1)
+	go func() {
+		_, err := other.Delegate(context.Background(), Request{Session: id, Prompt: "and test it"}, nil)
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		if !errors.Is(err, ErrBusy) {
+			t.Errorf("the other process's follow-up while the first starts the agent: %v, want ErrBusy", err)
+		}
+	case <-starting:
+		t.Error("the other process started a second agent session on the conversation")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first follow-up: %v", err)
+	}
+	if _, err := other.Delegate(context.Background(), Request{Session: id, Prompt: "and test it"}, nil); err != nil {
+		t.Fatalf("the other process's follow-up once the first ended: %v; want the claim released", err)
+	}
+}
+
+// Pruning a record takes its lock file with it: the records dir holds no
+// lock of a record gone, however many sessions were continued.
+func TestPrune_TakesTheLockFilesOfRecordsGone(t *testing.T) {
+	tests := []struct {
+		name  string
+		n     int
+		keep  int
+		files int
+	}{
+		{name: "under the bound", n: 2, keep: 3, files: 4},
+		{name: "beyond it", n: 4, keep: 2, files: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i := range tt.n {
+				id := fmt.Sprintf("d-%016x", i)
+				if err := transcript.Replace(dir, id, []transcript.Record{{Type: transcript.TypeSession, Session: &transcript.Meta{ID: id, Agent: "fake"}}}); err != nil {
+					t.Fatal(err)
+				}
+				at := time.Unix(int64(1000+i), 0)
+				release, err := safefile.Hold(filepath.Join(dir, id+".lock"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				release()
+				if err := os.Chtimes(filepath.Join(dir, id+".jsonl"), at, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prune(dir, tt.keep)
+			if files, _ := os.ReadDir(dir); len(files) != tt.files {
+				t.Fatalf("%d files after pruning %d records to %d: want %d (each record with its lock)", len(files), tt.n, tt.keep, tt.files)
+			}
+		})
 	}
 }

@@ -20,6 +20,10 @@ func Hold(path string) (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
+	if err := lockFile(path, f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
 	if err := tryLock(f); err != nil {
 		holder, pid := "", 0
 		if _, err := fmt.Fscan(f, &pid); err == nil {
@@ -36,4 +40,17 @@ func Hold(path string) (release func(), err error) {
 		unlock(f)
 		_ = f.Close()
 	}, nil
+}
+
+// lockFile checks that f is the regular file of one name at path, not one
+// a link leads to, which Hold would truncate.
+func lockFile(path string, f *os.File) error {
+	at, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if st, err := f.Stat(); err != nil || !os.SameFile(at, st) || Linked(f) {
+		return ErrLinked
+	}
+	return nil
 }

@@ -36,3 +36,34 @@ func TestHold_TakesOverADeadHoldersFile(t *testing.T) {
 	}
 	release()
 }
+
+// A lock file that is a link (one planted in the state dir) leads Hold to
+// no other file: the file it names is neither truncated nor written.
+func TestHold_LinkedLockFileLeftAlone(t *testing.T) {
+	tests := []struct {
+		name string
+		link func(victim, p string) error
+	}{
+		{name: "symbolic link", link: os.Symlink},
+		{name: "hard link", link: os.Link},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			victim, p := filepath.Join(dir, "victim"), filepath.Join(dir, "s.lock")
+			if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.link(victim, p); err != nil {
+				t.Skip("no such links here:", err)
+			}
+			if release, err := Hold(p); err == nil {
+				release()
+				t.Error("a linked lock file was held")
+			}
+			if b, err := os.ReadFile(victim); err != nil || string(b) != "keep me\n" {
+				t.Fatalf("the linked file holds %q (%v): want it untouched", b, err)
+			}
+		})
+	}
+}
