@@ -32,11 +32,17 @@ func (r *reader) preCommit(name string, args []arg, x *runCtx) {
 		if name == "lefthook" && (len(args) == 0 || args[0].text == "run" || args[0].dynamic) {
 			r.lefthook(x)
 		}
+		if name == "lefthook" && len(args) > 0 && (args[0].text == "install" || args[0].text == "add" || args[0].dynamic) {
+			r.writesHooks(x)
+		}
 		return
 	}
 	sub := arg{text: "run"} // pre-commit alone runs its hooks
 	if len(args) > 0 {
 		sub = args[0]
+	}
+	if sub.dynamic || sub.text == "install" || sub.text == "uninstall" || sub.text == "init-templatedir" {
+		r.writesHooks(x)
 	}
 	switch {
 	case sub.text == "try-repo":
@@ -127,6 +133,14 @@ func (r *reader) preCommitConfig(p string, hook bool) {
 			}
 			r.readScript(line, path.Dir(p))
 		}
+	}
+}
+
+// writesHooks notes the git hooks an install writes (pre-commit install && git commit):
+// git would run hooks hub has not read.
+func (r *reader) writesHooks(x *runCtx) {
+	for _, d := range x.sc.cwds {
+		r.progWrote = append(r.progWrote, progFile{path: path.Join(gitWorkRoot(d), ".git", "hooks"), tree: anyName})
 	}
 }
 
