@@ -178,12 +178,12 @@ func (r *reader) lefthook(x *runCtx) {
 	}
 }
 
-// lefthookRuns reads every run: line under v, a config or part of one.
+// lefthookRuns reads every run: and runner: line under v, a config or part of one.
 func (r *reader) lefthookRuns(v any, dir string, depth int) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
-			if s, ok := e.(string); ok && k == "run" {
+			if s, ok := e.(string); ok && (k == "run" || k == "runner") { // a script's runner: its command line
 				r.readScript(s, dir)
 			}
 			r.out.unclear = r.out.unclear || depth == 0 && (k == "remotes" || k == "remote" || k == "extends")
