@@ -351,6 +351,7 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
 	}
 	var tool adapters.ToolCall
+	unnamed := false // a file change whose item/started hub has not seen
 	switch m.Method {
 	case CodexMethodCommandApproval:
 		tool = adapters.ToolCall{ID: p.ItemID, Name: "shell", Kind: adapters.KindExecute,
@@ -362,7 +363,8 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 		if p.Reason != nil && *p.Reason != "" {
 			tool.Title += ": " + *p.Reason
 		}
-		f := d.files[p.ItemID]
+		f, ok := d.files[p.ItemID]
+		unnamed = !ok
 		tool.Locations, tool.Content, tool.RawInput = f.Locations, f.Content, f.RawInput
 		if p.GrantRoot != "" {
 			tool.Locations = append(tool.Locations, adapters.Location{Path: d.abs(p.GrantRoot)})
@@ -373,6 +375,9 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 	req := adapters.NewPermissionRequest(tool, CodexPermissionOptions(p.AvailableDecisions))
 	if p.Kind == "writeStdin" {
 		req.MustAsk = "codex types into a running terminal: hub cannot tell where its shell stands or what it was told before"
+	}
+	if unnamed {
+		req.MustAsk = "codex asks to change files it has not named: hub cannot check them against the deny list"
 	}
 	return []adapters.Event{{Type: adapters.EventPermission, Permission: req, Source: "codex:" + m.Method}}
 }

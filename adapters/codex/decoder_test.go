@@ -633,3 +633,44 @@ func TestCodexDecoder_StdinApprovalAlwaysAsked(t *testing.T) {
 		})
 	}
 }
+
+// A file change approval whose item/started hub has not seen (it comes
+// later, or never) names no file: no rule or "always" may cover it, as an
+// always for one such change would cover every later one, whatever it writes.
+func TestCodexDecoder_FileApprovalWithoutItsFilesAlwaysAsked(t *testing.T) {
+	started := func(id string, completed bool) string {
+		method := map[bool]string{false: "item/started", true: "item/completed"}[completed]
+		b, _ := json.Marshal(map[string]any{"method": method, "params": map[string]any{"item": map[string]any{
+			"type": "fileChange", "id": id, "changes": []any{map[string]any{"path": "a.txt", "kind": map[string]any{"type": "add"}, "diff": "a\n"}},
+			"status": "inProgress"}}})
+		return string(b)
+	}
+	approval, _ := json.Marshal(map[string]any{"id": 0, "method": CodexMethodFileApproval, "params": map[string]any{
+		"threadId": "t", "turnId": "u", "itemId": "call_1", "startedAtMs": 1}})
+	tests := []struct {
+		name  string
+		lines []string
+		must  bool
+	}{
+		{"no item/started", nil, true},
+		{"another item's", []string{started("call_2", false)}, true},
+		{"its item completed", []string{started("call_1", false), started("call_1", true)}, true},
+		{"its item/started first", []string{started("call_1", false)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewCodexDecoder()
+			d.Cwd = t.TempDir()
+			for _, l := range tt.lines {
+				d.Decode([]byte(l))
+			}
+			evs := d.Decode(approval)
+			if len(evs) != 1 || evs[0].Permission == nil {
+				t.Fatalf("events %+v, want one permission", evs)
+			}
+			if must := evs[0].Permission.MustAsk != ""; must != tt.must {
+				t.Errorf("must ask %v, want %v", must, tt.must)
+			}
+		})
+	}
+}

@@ -32,11 +32,17 @@ func (r *reader) preCommit(name string, args []arg, x *runCtx) {
 		if name == "lefthook" && (len(args) == 0 || args[0].text == "run" || args[0].dynamic) {
 			r.lefthook(x)
 		}
+		if name == "lefthook" && len(args) > 0 && (args[0].text == "install" || args[0].text == "add" || args[0].dynamic) {
+			r.writesHooks(x)
+		}
 		return
 	}
 	sub := arg{text: "run"} // pre-commit alone runs its hooks
 	if len(args) > 0 {
 		sub = args[0]
+	}
+	if sub.dynamic || sub.text == "install" || sub.text == "uninstall" || sub.text == "init-templatedir" {
+		r.writesHooks(x)
 	}
 	switch {
 	case sub.text == "try-repo":
@@ -130,6 +136,14 @@ func (r *reader) preCommitConfig(p string, hook bool) {
 	}
 }
 
+// writesHooks notes the git hooks an install writes (pre-commit install && git commit):
+// git would run hooks hub has not read.
+func (r *reader) writesHooks(x *runCtx) {
+	for _, d := range x.sc.cwds {
+		r.progWrote = append(r.progWrote, progFile{path: path.Join(gitWorkRoot(d), ".git", "hooks"), tree: anyName})
+	}
+}
+
 // lefthookFiles are the configs lefthook reads at the work tree's top.
 var lefthookFiles = []string{"lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml", ".config/lefthook.yml", ".config/lefthook.yaml",
 	"lefthook-local.yml", ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml"}
@@ -164,12 +178,12 @@ func (r *reader) lefthook(x *runCtx) {
 	}
 }
 
-// lefthookRuns reads every run: line under v, a config or part of one.
+// lefthookRuns reads every run: and runner: line under v, a config or part of one.
 func (r *reader) lefthookRuns(v any, dir string, depth int) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
-			if s, ok := e.(string); ok && k == "run" {
+			if s, ok := e.(string); ok && (k == "run" || k == "runner") { // a script's runner: its command line
 				r.readScript(s, dir)
 			}
 			r.out.unclear = r.out.unclear || depth == 0 && (k == "remotes" || k == "remote" || k == "extends")

@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"slices"
+	"strings"
 )
 
 // A file that names programs (package.json, a Go file's //go:generate
@@ -19,6 +20,8 @@ type progFile struct {
 	path string
 	tree func(name string) bool
 	git  bool // read by git, or written by git (clone, worktree): git writes no repository's config or hook there
+	at   int  // a read: the calls emitted before it; git config's write: its own call's index, whose reads it does not change
+	conf bool
 }
 
 func anyName(string) bool { return true }
@@ -26,7 +29,7 @@ func anyName(string) bool { return true }
 // readsProg notes files read for the programs they name.
 func (r *reader) readsProg(tree func(string) bool, git bool, paths ...string) {
 	for _, p := range paths {
-		r.progRead = append(r.progRead, progFile{path: p, tree: tree, git: git})
+		r.progRead = append(r.progRead, progFile{path: p, tree: tree, git: git, at: len(r.out.calls)})
 	}
 }
 
@@ -46,11 +49,40 @@ func (k *check) noteWrites(written []arg) {
 			k.r.progWrote = append(k.r.progWrote, f)
 		}
 	}
+	if k.c.prog() == "git" && gitConfigWrite(k.args()) { // git config core.hooksPath x && git commit: a config hub read before
+		at := len(k.r.out.calls) - 1
+		for _, d := range k.c.cwds {
+			k.r.progWrote = append(k.r.progWrote, progFile{path: path.Join(gitWorkRoot(d), ".git"), tree: anyName, at: at, conf: true},
+				progFile{path: path.Join(k.r.home, ".gitconfig"), at: at, conf: true}, progFile{path: path.Join(k.r.home, ".config/git"), tree: anyName, at: at, conf: true})
+		}
+		if hasLong(k.args(), "--system", "--file", "-f") {
+			k.r.progWrote = append(k.r.progWrote, progFile{path: unknownTarget, at: at, conf: true})
+		}
+	}
 	if k.c.prog() == "git" && gitTreeWrite(k.args()) {
 		for _, d := range k.c.cwds {
 			k.r.progWrote = append(k.r.progWrote, progFile{path: gitWorkRoot(d), tree: anyName, git: true})
 		}
 	}
+}
+
+// gitConfigWrite reports a git config that sets or removes a value.
+func gitConfigWrite(args []arg) bool {
+	w := texts(args)
+	if len(w) == 0 || w[0] != "config" {
+		return false
+	}
+	for _, s := range w[1:] {
+		switch s {
+		case "set", "unset", "rename-section", "remove-section", "edit", "--add", "--unset", "--unset-all", "--replace-all",
+			"--rename-section", "--remove-section", "--edit", "-e":
+			return true
+		case "get", "list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color", "--get-colorbool", "--show-origin":
+			return false
+		}
+	}
+	ops := texts(operands(skipValues(args[1:], "-f", "--file", "--blob", "--type", "--default", "--comment")))
+	return len(ops) > 1 && !slices.Contains([]string{"user.name", "user.email", "init.defaultbranch", "pull.rebase", "push.autosetupremote"}, strings.ToLower(ops[0]))
 }
 
 // gitTreeWrite reports a git command that writes work tree files of
@@ -85,7 +117,9 @@ func (r *reader) rewritesProg() bool {
 		forms[f.path] = []string{f.path, toSlash(resolveLinks(fromShellPath(f.path)))}
 	}
 	return slices.ContainsFunc(r.progRead, func(rd progFile) bool {
-		return slices.ContainsFunc(r.progWrote, func(w progFile) bool { return !(rd.git && w.git) && overlaps(rd, w, forms) })
+		return slices.ContainsFunc(r.progWrote, func(w progFile) bool {
+			return !(rd.git && w.git) && !(w.conf && rd.at <= w.at) && overlaps(rd, w, forms)
+		})
 	})
 }
 
