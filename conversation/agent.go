@@ -136,7 +136,10 @@ func (a *Agent) end(st *agentStart, b adapters.Session, setup Setup, err error) 
 // Await returns the running agent session, the one in flight or a new
 // one. A start that failed before is reported here, once.
 func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err error) {
-	if err := a.crashLoop(); err != nil {
+	a.mu.Lock()
+	err = a.crashes.Loop(a.Now())
+	a.mu.Unlock()
+	if err != nil {
 		return nil, false, err
 	}
 	for {
@@ -224,12 +227,6 @@ func (a *Agent) Retire(b adapters.Session, crashed bool) bool {
 		a.cur = nil
 	}
 	return mine
-}
-
-func (a *Agent) crashLoop() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.crashes.Loop(a.Now())
 }
 
 // Apply brings the agent session to the Setup want returns, live where it

@@ -186,9 +186,7 @@ func (d *ClaudeDecoder) system(l *claudeLine, line []byte) []adapters.Event {
 
 func (d *ClaudeDecoder) init(l *claudeLine) []adapters.Event {
 	var out []adapters.Event
-	if l.Version != "" {
-		d.Version = l.Version
-	}
+	d.Version = cmp.Or(l.Version, d.Version)
 	if l.SessionID != d.session || l.Model != d.model {
 		d.session, d.model = l.SessionID, l.Model
 		out = append(out, adapters.Event{Type: adapters.EventSessionInfo,

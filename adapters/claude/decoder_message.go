@@ -63,7 +63,13 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 		if ev.Delta.Type == "thinking_delta" {
 			kind, text = "thinking", ev.Delta.Thinking
 		}
-		d.markStreamed(parent, msgID, key.index, kind, text)
+		// Remember streamed text so the assistant block repeating it is not shown again:
+		// by message id when known, else per content block (qodercli sends no message_start).
+		if msgID != "" {
+			d.streamed[msgID] = true
+		} else {
+			d.noteUnclaimed(parent, key.index, kind, text)
+		}
 		if text != "" {
 			return []adapters.Event{claudeBlockEvent(kind, text, msgID)}
 		}
@@ -73,17 +79,6 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 		}
 	}
 	return nil
-}
-
-// markStreamed remembers streamed text so the assistant block repeating it is not shown
-// again: by message id when known, else per content block (qodercli sends no
-// message_start).
-func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text string) {
-	if msgID != "" {
-		d.streamed[msgID] = true
-		return
-	}
-	d.noteUnclaimed(parent, index, kind, text)
 }
 
 // claudeMessage is the `message` of assistant and user lines and of message_start.

@@ -159,10 +159,7 @@ func (c *claudeUsage) usage() *adapters.Usage {
 // requestUsage is one model request's usage, at its message_delta: message_start's
 // counts updated by the delta's, so a budget sees a looping turn before its result.
 func (d *ClaudeDecoder) requestUsage(parent string, delta *claudeUsage) []adapters.Event {
-	var c claudeUsage
-	if s := d.request[parent]; s != nil {
-		c = *s
-	}
+	c := *cmp.Or(d.request[parent], new(claudeUsage))
 	delete(d.request, parent)
 	if delta != nil {
 		c.InputTokens = cmp.Or(delta.InputTokens, c.InputTokens)

@@ -74,8 +74,9 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 		}
 	case "Skill":
 		tc.Title = "Skill " + in.Skill
-	default:
-		if server, tool, ok := claudeMCPName(name); ok {
+	default: // an MCP tool: mcp__<server>__<tool>
+		rest, mcp := strings.CutPrefix(name, "mcp__")
+		if server, tool, ok := strings.Cut(rest, "__"); mcp && ok {
 			tc.Title = server + ": " + tool
 		}
 	}
@@ -98,10 +99,4 @@ func claudeLocation(path string, line int) []adapters.Location {
 		return nil
 	}
 	return []adapters.Location{{Path: path, Line: line}}
-}
-
-func claudeMCPName(name string) (server, tool string, ok bool) {
-	rest, found := strings.CutPrefix(name, "mcp__")
-	server, tool, ok = strings.Cut(rest, "__")
-	return server, tool, ok && found
 }

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -65,8 +66,5 @@ func claudeAuth(env agentspec.Env, cfgDir, home string) (agentspec.Auth, []strin
 			return agentspec.Auth{State: agentspec.AuthAPIKey, Source: k}, billing(k + " is set")
 		}
 	}
-	if sub.State != "" {
-		return sub, nil
-	}
-	return agentspec.Auth{State: agentspec.AuthNone, Source: ""}, nil
+	return cmp.Or(sub, agentspec.Auth{State: agentspec.AuthNone}), nil
 }

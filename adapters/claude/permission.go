@@ -66,25 +66,20 @@ func (s *Session) respond(id string, result map[string]any) {
 // onControl handles the decoder's control records; a request hub does not implement is
 // answered with an error so claude does not wait.
 func (s *Session) onControl(c ClaudeControl) {
-	if c.Lifecycle != nil {
+	switch r := c.Response; {
+	case c.Lifecycle != nil:
 		s.lifecycle(*c.Lifecycle)
-		return
+	case r != nil:
+		var err error
+		if r.Subtype == "error" {
+			err = errors.New(r.Error)
+		}
+		s.replies.Answer(r.RequestID, r.Response, err)
+	default:
+		b, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
+			"subtype": "error", "request_id": c.Request.RequestID, "error": "hub does not support " + c.Request.Subtype}})
+		if err := s.write(b); err != nil {
+			s.a.log.Debug().Err(err).Msg("reject claude control request")
+		}
 	}
-	if c.Response != nil {
-		s.controlResponse(c.Response)
-		return
-	}
-	b, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
-		"subtype": "error", "request_id": c.Request.RequestID, "error": "hub does not support " + c.Request.Subtype}})
-	if err := s.write(b); err != nil {
-		s.a.log.Debug().Err(err).Msg("reject claude control request")
-	}
-}
-
-func (s *Session) controlResponse(r *ClaudeControlResponse) {
-	var err error
-	if r.Subtype == "error" {
-		err = errors.New(r.Error)
-	}
-	s.replies.Answer(r.RequestID, r.Response, err)
 }

@@ -13,19 +13,17 @@ import (
 // answers in updatedInput.answers, keyed by question text, labels joined by ", ".
 const askTool = "AskUserQuestion"
 
-type askInput struct {
-	Questions []struct {
-		Question    string                    `json:"question"`
-		Header      string                    `json:"header"`
-		Options     []adapters.QuestionOption `json:"options"`
-		MultiSelect bool                      `json:"multiSelect"`
-	} `json:"questions"`
-}
-
 // questionOf turns an AskUserQuestion request into a question; ok is false for another
 // tool or an unknown input shape.
 func questionOf(req ClaudeControlRequest) (*adapters.QuestionRequest, bool) {
-	var in askInput
+	var in struct {
+		Questions []struct {
+			Question    string                    `json:"question"`
+			Header      string                    `json:"header"`
+			Options     []adapters.QuestionOption `json:"options"`
+			MultiSelect bool                      `json:"multiSelect"`
+		} `json:"questions"`
+	}
 	if req.ToolName != askTool || json.Unmarshal(req.Input, &in) != nil || len(in.Questions) == 0 {
 		return nil, false
 	}

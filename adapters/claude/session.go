@@ -184,8 +184,12 @@ func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 				return nil, err
 			}
 			blocks = append(blocks, b)
-		case adapters.ContentResourceLink:
-			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + mentionPath(c.URI)})
+		case adapters.ContentResourceLink: // claude's @-mention: a file URI's local path, any other URI as it is
+			path, err := fileuri.ToPath(runtime.GOOS, c.URI)
+			if err != nil {
+				path = c.URI
+			}
+			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + path})
 		case adapters.ContentResource:
 			blocks = append(blocks, map[string]any{"type": "text", "text": adapters.PromptText([]adapters.Content{c})})
 		case adapters.ContentAudio:
@@ -197,15 +201,6 @@ func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 	}
 	return json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil, "uuid": uuid,
 		"message": map[string]any{"role": "user", "content": blocks}})
-}
-
-// mentionPath is what claude's @-mention of a resource link names: the local path of a
-// file URI, any other URI as it is.
-func mentionPath(uri string) string {
-	if p, err := fileuri.ToPath(runtime.GOOS, uri); err == nil {
-		return p
-	}
-	return uri
 }
 
 func (s *Session) write(line []byte) error {

@@ -228,18 +228,15 @@ func piNumber(v []byte) string {
 	return string(v)
 }
 
-// piAssistantEvent is a message_update's assistantMessageEvent, without its bulky "partial".
-type piAssistantEvent struct {
-	Type     string          `json:"type"`
-	Delta    string          `json:"delta"`
-	ToolCall json.RawMessage `json:"toolCall"`
-}
-
 func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
 	if r.Ame == nil {
 		return d.partialFallback(r.Message)
 	}
-	var a piAssistantEvent
+	var a struct { // the assistantMessageEvent, without its bulky "partial"
+		Type     string          `json:"type"`
+		Delta    string          `json:"delta"`
+		ToolCall json.RawMessage `json:"toolCall"`
+	}
 	if adapters.Unmarshal(r.Ame, &a) != nil {
 		return nil
 	}
@@ -296,27 +293,22 @@ func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
 	return out
 }
 
-// piMessageHead is what message_end needs of a message (not its content).
-type piMessageHead struct {
-	Role         string   `json:"role"`
-	Usage        *piUsage `json:"usage"`
-	StopReason   string   `json:"stopReason"`
-	ErrorMessage string   `json:"errorMessage"`
-}
-
-type piUsage struct {
-	Input       int64 `json:"input"`
-	Output      int64 `json:"output"`
-	CacheRead   int64 `json:"cacheRead"`
-	CacheWrite  int64 `json:"cacheWrite"`
-	TotalTokens int64 `json:"totalTokens"`
-	Cost        *struct {
-		Total float64 `json:"total"`
-	} `json:"cost"`
-}
-
 func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
-	var m piMessageHead
+	var m struct { // what message_end needs of a message (not its content)
+		Role         string `json:"role"`
+		StopReason   string `json:"stopReason"`
+		ErrorMessage string `json:"errorMessage"`
+		Usage        *struct {
+			Input       int64 `json:"input"`
+			Output      int64 `json:"output"`
+			CacheRead   int64 `json:"cacheRead"`
+			CacheWrite  int64 `json:"cacheWrite"`
+			TotalTokens int64 `json:"totalTokens"`
+			Cost        *struct {
+				Total float64 `json:"total"`
+			} `json:"cost"`
+		} `json:"usage"`
+	}
 	if adapters.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
 		return nil
 	}
@@ -333,8 +325,7 @@ func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
 		CacheWriteTokens: u.CacheWrite, ContextUsed: u.TotalTokens}
 	if u.Cost != nil {
 		d.costTotal += u.Cost.Total
-		c := d.costTotal
-		usage.CostUSD = &c
+		usage.CostUSD = new(d.costTotal)
 	}
 	return []adapters.Event{{Type: adapters.EventUsage, Usage: usage}}
 }
