@@ -345,10 +345,9 @@ func (d *ACPDecoder) usage(u acpUpdate) *adapters.Usage {
 	us := &adapters.Usage{ContextUsed: u.Used, ContextSize: u.Size}
 	if u.Cost != nil && strings.EqualFold(u.Cost.Currency, "USD") {
 		d.mu.Lock()
-		amount := u.Cost.Amount - d.costBase
+		us.CostUSD = new(u.Cost.Amount - d.costBase)
 		d.cost = u.Cost.Amount
 		d.mu.Unlock()
-		us.CostUSD = &amount
 	}
 	return us
 }
