@@ -362,14 +362,13 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 		case <-ctx.Done():
 			return nil, rpcErr(jsonrpc.CodeCancelled, "request cancelled")
 		}
-	case "terminal/kill":
-		_ = t.p.StopWithin(terminalStopGrace)
-		return struct{}{}, nil
 	}
-	_ = t.p.StopWithin(terminalStopGrace)
-	l.mu.Lock()
-	delete(l.terms, p.TerminalID)
-	l.mu.Unlock()
+	_ = t.p.StopWithin(terminalStopGrace) // terminal/kill, and terminal/release, which forgets it too
+	if method == "terminal/release" {
+		l.mu.Lock()
+		delete(l.terms, p.TerminalID)
+		l.mu.Unlock()
+	}
 	return struct{}{}, nil
 }
 
