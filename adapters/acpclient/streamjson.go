@@ -45,13 +45,19 @@ func (c StreamJSON) Fallback() Fallback {
 		return &adapters.PerPrompt{Name: c.Name, ResumeID: opts.ResumeID, NewDecoder: c.NewDecoder,
 			Rules: adapters.RulesOf(opts, nil, raw),
 			Command: func(prompt []adapters.Content, resumeID string) (proc.Spec, func(), error) {
-				text := adapters.PromptText(prompt)
-				if opts.Instructions != "" && resumeID == "" { // a new agent session: in front of its first prompt
-					text = opts.Instructions + "\n\n" + text
-				}
-				argv := c.Argv(text, resumeID, opts)
-				return proc.Spec{Path: argv[0], Args: argv[1:], Dir: opts.Cwd, Env: adapters.Environ(nil, c.Env, opts.Env),
-					StopSignal: syscall.SIGINT, Grace: c.Grace}, nil, nil
+				return c.spec(prompt, resumeID, opts), nil, nil
 			}}, nil
 	}
+}
+
+// spec is the process of one prompt; a new agent session gets the
+// instructions in front of its first prompt.
+func (c StreamJSON) spec(prompt []adapters.Content, resumeID string, opts adapters.SessionOptions) proc.Spec {
+	text := adapters.PromptText(prompt)
+	if opts.Instructions != "" && resumeID == "" {
+		text = opts.Instructions + "\n\n" + text
+	}
+	argv := c.Argv(text, resumeID, opts)
+	return proc.Spec{Path: argv[0], Args: argv[1:], Dir: opts.Cwd, Env: adapters.Environ(nil, c.Env, opts.Env),
+		StopSignal: syscall.SIGINT, Grace: c.Grace}
 }
