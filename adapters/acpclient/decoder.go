@@ -109,12 +109,10 @@ func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 		return evs
 	}
 	if len(evs) == 1 && evs[0].Type == adapters.EventText && d.Quirks.ErrorChunk(evs[0].Text) != "" {
-		ev := evs[0]
-		evs = nil
-		if prev := d.held.Swap(&ev); prev != nil {
-			evs = []adapters.Event{*prev}
+		if prev := d.held.Swap(new(evs[0])); prev != nil {
+			return []adapters.Event{*prev}
 		}
-		return evs
+		return nil
 	}
 	if d.held.Load() == nil || acpSessionLevel(evs) {
 		return evs
@@ -345,10 +343,9 @@ func (d *ACPDecoder) usage(u acpUpdate) *adapters.Usage {
 	us := &adapters.Usage{ContextUsed: u.Used, ContextSize: u.Size}
 	if u.Cost != nil && strings.EqualFold(u.Cost.Currency, "USD") {
 		d.mu.Lock()
-		amount := u.Cost.Amount - d.costBase
+		us.CostUSD = new(u.Cost.Amount - d.costBase)
 		d.cost = u.Cost.Amount
 		d.mu.Unlock()
-		us.CostUSD = &amount
 	}
 	return us
 }

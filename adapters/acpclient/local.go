@@ -202,8 +202,7 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 	diff := adapters.ToolContent{Type: adapters.ToolContentDiff, Path: path, NewText: p.Content}
 	switch old, err := safefile.ReadIn(top, name, maxFileBytes); {
 	case err == nil:
-		s := string(old)
-		diff.OldText = &s
+		diff.OldText = new(string(old))
 	case !errors.Is(err, fs.ErrNotExist): // a FIFO would hold the write until something read it
 		return nil, rpcErr(jsonrpc.CodeInternalError, "write %s: %v", path, err)
 	}
@@ -332,11 +331,9 @@ func shellQuote(s string) string {
 func statusOf(p *proc.Process) schema.TerminalExitStatus {
 	_ = p.Wait()
 	if code := p.ExitCode(); code >= 0 {
-		c := uint32(code)
-		return schema.TerminalExitStatus{ExitCode: &c}
+		return schema.TerminalExitStatus{ExitCode: new(uint32(code))}
 	}
-	sig := cmp.Or(p.ExitSignal(), "SIGKILL")
-	return schema.TerminalExitStatus{Signal: &sig}
+	return schema.TerminalExitStatus{Signal: new(cmp.Or(p.ExitSignal(), "SIGKILL"))}
 }
 
 func (l *local) terminalOp(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -353,8 +350,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 		var st *schema.TerminalExitStatus
 		if t.p.Exited() {
 			drained(t.outDone)
-			s := statusOf(t.p)
-			st = &s
+			st = new(statusOf(t.p))
 		}
 		out, truncated := t.out.Snapshot()
 		return schema.TerminalOutputResponse{Output: out, Truncated: truncated, ExitStatus: st}, nil
@@ -366,14 +362,13 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 		case <-ctx.Done():
 			return nil, rpcErr(jsonrpc.CodeCancelled, "request cancelled")
 		}
-	case "terminal/kill":
-		_ = t.p.StopWithin(terminalStopGrace)
-		return struct{}{}, nil
 	}
-	_ = t.p.StopWithin(terminalStopGrace)
-	l.mu.Lock()
-	delete(l.terms, p.TerminalID)
-	l.mu.Unlock()
+	_ = t.p.StopWithin(terminalStopGrace) // terminal/kill, and terminal/release, which forgets it too
+	if method == "terminal/release" {
+		l.mu.Lock()
+		delete(l.terms, p.TerminalID)
+		l.mu.Unlock()
+	}
 	return struct{}{}, nil
 }
 

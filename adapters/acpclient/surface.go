@@ -74,11 +74,9 @@ func surfaceOption(c configOption) (adapters.ConfigOption, bool) {
 		return o, len(o.Choices) > 0
 	case "boolean":
 		var b bool
-		if json.Unmarshal(c.CurrentValue, &b) != nil {
-			return o, false
-		}
+		err := json.Unmarshal(c.CurrentValue, &b)
 		o.Boolean, o.Value = true, fmt.Sprint(b)
-		return o, true
+		return o, err == nil
 	}
 	return o, false // an option kind hub does not know yet
 }

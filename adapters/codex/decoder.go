@@ -59,7 +59,10 @@ func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 func (d *CodexDecoder) DecodeMessage(m *CodexMessage, line []byte) []adapters.Event {
 	switch {
 	case len(m.ID) > 0 && m.Method == "": // the answer to one of the client's requests
-		return d.response(*m, line)
+		if evs, ok := d.threadInfo(m.Result); ok {
+			return evs
+		}
+		return []adapters.Event{adapters.RawEvent("codex:response", line)}
 	case len(m.ID) > 0: // the server asks the client something
 		return d.request(*m, line)
 	case codexQuiet[m.Method]:
@@ -91,13 +94,6 @@ var codexNotifications = map[string]codexDecode{
 	"error":                             (*CodexDecoder).errorNote,
 	"turn/completed":                    (*CodexDecoder).turnCompleted,
 	"rawResponseItem/completed":         (*CodexDecoder).rawItem,
-}
-
-func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
-	if evs, ok := d.threadInfo(m.Result); ok {
-		return evs
-	}
-	return []adapters.Event{adapters.RawEvent("codex:response", line)}
 }
 
 // threadInfo is the session info of a thread/start (resume, fork) result

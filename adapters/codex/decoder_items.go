@@ -88,8 +88,9 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 		return []adapters.Event{{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: it.ID, Status: status}}}, true
 	case "agentMessage":
 		return d.finalText(it, adapters.EventText, it.Text, completed), true
-	case "reasoning":
-		return d.finalText(it, adapters.EventThought, codexReasoningText(it), completed), true
+	case "reasoning": // exec's text, or app-server's summary and content
+		text := cmp.Or(it.Text, strings.Join(append(it.Summary, it.Content...), "\n\n"))
+		return d.finalText(it, adapters.EventThought, text, completed), true
 	}
 	tool, ok := d.tool(it)
 	if !ok {
@@ -114,11 +115,6 @@ func toolEvent(started map[string]bool, t *adapters.ToolCall, completed bool) []
 	}
 	upd := &adapters.ToolCall{ID: t.ID, Status: t.Status, Content: t.Content, RawOutput: t.RawOutput, Locations: t.Locations}
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}
-}
-
-// codexReasoningText is exec's text, or app-server's summary and content.
-func codexReasoningText(it codexItem) string {
-	return cmp.Or(it.Text, strings.Join(append(it.Summary, it.Content...), "\n\n"))
 }
 
 // finalText is a completed message that no deltas carried.

@@ -11,21 +11,19 @@ import (
 // methodUserInput is codex's request_user_input tool asking the user.
 const methodUserInput = "item/tool/requestUserInput"
 
-type userInputParams struct {
-	ItemID    string `json:"itemId"`
-	Questions []struct {
-		ID       string                    `json:"id"`
-		Header   string                    `json:"header"`
-		Question string                    `json:"question"`
-		IsSecret bool                      `json:"isSecret"`
-		Options  []adapters.QuestionOption `json:"options"`
-	} `json:"questions"`
-}
-
 // userInput turns codex's request into a question for the turn and
 // answers codex with what the user said.
 func (s *appSession) userInput(params json.RawMessage) jsonrpc.Job {
-	var p userInputParams
+	var p struct {
+		ItemID    string `json:"itemId"`
+		Questions []struct {
+			ID       string                    `json:"id"`
+			Header   string                    `json:"header"`
+			Question string                    `json:"question"`
+			IsSecret bool                      `json:"isSecret"`
+			Options  []adapters.QuestionOption `json:"options"`
+		} `json:"questions"`
+	}
 	if err := json.Unmarshal(params, &p); err != nil || len(p.Questions) == 0 {
 		return refuse(jsonrpc.NewError(jsonrpc.CodeInvalidParams, "hub cannot read this request_user_input", nil))
 	}

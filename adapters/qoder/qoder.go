@@ -65,11 +65,10 @@ func New(ac config.AgentConfig, version string, trustProject bool, log zerolog.L
 const noPTY = "QODER_ENABLE_BASH_PTY_TOOLS"
 
 func withoutPTYTools(ctx context.Context, opts adapters.SessionOptions, start acpclient.StartFunc) (adapters.Session, error) {
-	opts.Env = maps.Clone(opts.Env)
-	if opts.Env == nil {
-		opts.Env = map[string]string{}
-	}
-	opts.Env[noPTY] = "0"
+	env := map[string]string{}
+	maps.Copy(env, opts.Env)
+	env[noPTY] = "0"
+	opts.Env = env
 	return start(ctx, opts)
 }
 
