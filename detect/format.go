@@ -245,9 +245,10 @@ func capsLine(c *adapters.Capabilities) string {
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.Images, "images"}, {c.Audio, "audio"}, {c.Resume, "resume"}, {c.Permissions, "permissions"}, {c.MCP, "mcp"},
-		{c.MCPHTTP, "mcp-http"}, {!c.Permissions, "no permission prompts"}, {c.Skills != "", "skills " + c.Skills},
-		{len(c.Models) > 0, fmt.Sprintf("%d models", len(c.Models))}, {len(c.Modes) > 0, fmt.Sprintf("%d modes", len(c.Modes))}} {
+	}{{c.Images, "images"}, {c.Audio, "audio"}, {c.Resume, "resume"}, {c.Permissions, "permissions"},
+		{c.MCP, "mcp"}, {c.MCPHTTP, "mcp-http"}, {!c.Permissions, "no permission prompts"},
+		{c.Skills != "", "skills " + c.Skills}, {len(c.Models) > 0, fmt.Sprintf("%d models", len(c.Models))},
+		{len(c.Modes) > 0, fmt.Sprintf("%d modes", len(c.Modes))}} {
 		if f.on {
 			out = append(out, f.name)
 		}
