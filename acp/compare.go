@@ -250,10 +250,9 @@ func (cr *compareRun) ask(ctx context.Context, candidate string, q conversation.
 	cr.mu.Lock()
 	last := cr.cards[candidate]
 	cr.mu.Unlock()
-	p := q.Request
-	t := p.Tool
-	t.ID, t.Title = cr.cardID(candidate), candidate+": "+conversation.ToolTitle(p.Tool)
-	q.Request = adapters.NewPermissionRequest(t, p.Options)
+	t := q.Request.Tool
+	t.ID, t.Title = cr.cardID(candidate), candidate+": "+conversation.ToolTitle(t)
+	q.Request = adapters.NewPermissionRequest(t, q.Request.Options)
 	r := cr.ss.askEditor(ctx, q, false)
 	cr.ss.emit(cr.ss.toolUpdate(cr.card(last)))
 	return r

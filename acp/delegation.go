@@ -23,13 +23,10 @@ const (
 	delegationOff    = "off"
 )
 
-// delegationAvailable says hub can hand its agents an MCP server of its own.
-func (s *server) delegationAvailable() bool { return s.opts.Self != "" }
-
 // delegationOn says the agent of a session whose record's Delegation is v
 // gets hub's delegate tool.
 func (s *server) delegationOn(v string) bool {
-	return s.delegationAvailable() && (v == delegationOn || (v == "" && s.opts.Delegation))
+	return s.opts.Self != "" && (v == delegationOn || (v == "" && s.opts.Delegation))
 }
 
 // bridge opens the server's delegation socket on first use, and again if

@@ -75,7 +75,7 @@ func (s *server) hubOptions(handover, deleg string) []adapters.ConfigOption {
 		Value: cmp.Or(handover, handoverBrief), Choices: []adapters.Option{
 			{ID: handoverBrief, Name: "Brief it", Description: "hub's record: requests, answers, files changed, plan"},
 			{ID: handoverNone, Name: "Start it blank"}}}}
-	if !s.delegationAvailable() {
+	if s.opts.Self == "" {
 		return out
 	}
 	on := delegationOff
@@ -141,7 +141,7 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 			return nil, invalidParams("%v", err)
 		}
 		return ss.switchAgent(value)
-	case id == optionDelegation && !ss.srv.delegationAvailable():
+	case id == optionDelegation && ss.srv.opts.Self == "":
 		return nil, invalidParams("delegation is not available here")
 	}
 	o, known := adapters.Surface{Options: append(ss.srv.hubOptions("", ""), ss.surface().Options...)}.Find(id)

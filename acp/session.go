@@ -285,11 +285,9 @@ func (ss *session) agentName() string {
 // driveWithFallback is drive, handing the turn to the next agent of the first
 // agent's fallback list while the one before could not do the work
 // (conversation.Fallbacks). The usage is the attempts' sum.
-func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content, admitted func()) (string, *adapters.ErrorInfo, *adapters.Usage) {
+func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content, admitted func()) (
+	reason string, failure *adapters.ErrorInfo, usage *adapters.Usage) {
 	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
-	var reason string
-	var failure *adapters.ErrorInfo
-	var usage *adapters.Usage
 	priced := false
 	ss.mu.Lock()
 	reg := ss.runnersLocked(ss.srv.opts.Fallback[first]...)

@@ -62,10 +62,8 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		}}
 	caps := a.Capabilities()
 	id, fork := ss.rec.AgentSessionID, false
-	if ss.rec.Unbriefed { // a fresh start's briefing never reached it: its session holds none of it
-		id = ""
-	}
-	if id == "" || !caps.Resume {
+	// Unbriefed: a fresh start's briefing never reached it, so its session holds none of it.
+	if id == "" || ss.rec.Unbriefed || !caps.Resume {
 		id, fork = ss.rec.ForkOf, true // a fork: the agent continues a copy of the source's session
 	}
 	since := ss.rec.Since

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 )
@@ -17,7 +16,7 @@ import (
 func (p *prober) initialize(ctx context.Context, a *Agent, argv []string, env map[string]string) {
 	if !p.o.NoCache {
 		if r, ok := acpclient.CachedInitialize(p.o.CacheDir, a.Path, argv[1:]); ok {
-			a.Capabilities = capsOf(r)
+			a.Capabilities = new(acpclient.CapsFromInit(r))
 			return
 		}
 	}
@@ -30,13 +29,8 @@ func (p *prober) initialize(ctx context.Context, a *Agent, argv []string, env ma
 		a.Fix = fmt.Sprintf("`%s` does not speak ACP here: %s", strings.Join(argv, " "), adapters.Why(a.Path, err))
 		return
 	}
-	a.Capabilities = capsOf(r)
+	a.Capabilities = new(acpclient.CapsFromInit(r))
 	if !p.o.NoCache {
 		acpclient.SaveInitialize(p.o.CacheDir, a.Path, argv[1:], r)
 	}
-}
-
-func capsOf(r schema.InitializeResponse) *adapters.Capabilities {
-	c := acpclient.CapsFromInit(r)
-	return &c
 }

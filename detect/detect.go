@@ -136,9 +136,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			actx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()
 			begin := time.Now()
-			a := j.run(actx)
-			a.DurationMs = time.Since(begin).Milliseconds()
-			r.Agents[i] = a
+			r.Agents[i] = j.run(actx)
+			r.Agents[i].DurationMs = time.Since(begin).Milliseconds()
 		})
 	}
 	wg.Wait()
@@ -219,12 +218,10 @@ func (p *prober) caps(name string) *adapters.Capabilities {
 	if p.o.Registry == nil {
 		return nil
 	}
-	a, err := p.o.Registry.Get(name)
-	if err != nil {
-		return nil
+	if a, err := p.o.Registry.Get(name); err == nil {
+		return new(a.Capabilities())
 	}
-	c := a.Capabilities()
-	return &c
+	return nil
 }
 
 func (p *prober) probeCLI(ctx context.Context, s agentspec.Spec, bin string, explicit bool) Agent {

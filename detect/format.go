@@ -245,22 +245,13 @@ func capsLine(c *adapters.Capabilities) string {
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.Images, "images"}, {c.Audio, "audio"}, {c.Resume, "resume"}, {c.Permissions, "permissions"}, {c.MCP, "mcp"}, {c.MCPHTTP, "mcp-http"}} {
+	}{{c.Images, "images"}, {c.Audio, "audio"}, {c.Resume, "resume"}, {c.Permissions, "permissions"},
+		{c.MCP, "mcp"}, {c.MCPHTTP, "mcp-http"}, {!c.Permissions, "no permission prompts"},
+		{c.Skills != "", "skills " + c.Skills}, {len(c.Models) > 0, fmt.Sprintf("%d models", len(c.Models))},
+		{len(c.Modes) > 0, fmt.Sprintf("%d modes", len(c.Modes))}} {
 		if f.on {
 			out = append(out, f.name)
 		}
-	}
-	if !c.Permissions {
-		out = append(out, "no permission prompts")
-	}
-	if c.Skills != "" {
-		out = append(out, "skills "+c.Skills)
-	}
-	if n := len(c.Models); n > 0 {
-		out = append(out, fmt.Sprintf("%d models", n))
-	}
-	if n := len(c.Modes); n > 0 {
-		out = append(out, fmt.Sprintf("%d modes", n))
 	}
 	return strings.Join(out, ", ")
 }
