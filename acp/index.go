@@ -258,8 +258,9 @@ func (x *Store) List(cwd, cursor string) (schema.ListSessionsResponse, error) {
 		start = n
 	}
 	match := slices.DeleteFunc(x.Sessions(), func(r *Record) bool { return cwd != "" && filepath.Clean(r.Cwd) != filepath.Clean(cwd) })
+	start = min(start, len(match)) // a cursor past the end (sessions deleted, or any number) is an empty page
 	resp := schema.ListSessionsResponse{Sessions: []schema.SessionInfo{}}
-	for _, r := range match[min(start, len(match)):min(start+listPageSize, len(match))] {
+	for _, r := range match[start:min(start+listPageSize, len(match))] {
 		resp.Sessions = append(resp.Sessions, schema.SessionInfo{SessionID: r.SessionID, Cwd: r.Cwd, Title: r.Title, UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339)})
 	}
 	if start+listPageSize < len(match) {

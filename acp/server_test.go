@@ -1,9 +1,12 @@
 package acp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -813,6 +816,39 @@ func TestEditorClient_RelativePathsMadeAbsolute(t *testing.T) {
 		}
 		if got != w {
 			t.Errorf("call %d (%v): path %v, want %s", i, calls[i]["method"], got, w)
+		}
+	}
+}
+
+// A cursor is the client's to send: one past the end (sessions deleted meanwhile, or any
+// number up to the largest int) is an empty page, never a failure of hub's own.
+func TestList_CursorPastTheEndIsAnEmptyPage(t *testing.T) {
+	c := newClient(t, "")
+	c.init(schema.ClientCapabilities{})
+	cwd := t.TempDir()
+	c.newSession(cwd)
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	for _, tc := range []struct {
+		cursor  string
+		invalid bool
+	}{
+		{enc("1"), false},
+		{enc("7"), false},
+		{enc(strconv.Itoa(math.MaxInt - 10)), false},
+		{enc(strconv.Itoa(math.MaxInt)), false},
+		{enc("-1"), true},
+		{enc("x"), true},
+		{"%%", true},
+	} {
+		res, err := c.call("session/list", schema.ListSessionsRequest{Cwd: cwd, Cursor: tc.cursor})
+		if tc.invalid {
+			if err == nil || err.Code != schema.CodeInvalidParams {
+				t.Errorf("cursor %q: %s %+v, want invalid params", tc.cursor, res, err)
+			}
+			continue
+		}
+		if err != nil || string(res) != `{"sessions":[]}` {
+			t.Errorf("cursor %q: %s %+v, want an empty page", tc.cursor, res, err)
 		}
 	}
 }
