@@ -181,9 +181,9 @@ func sliceLines(s string, line, limit int) string {
 		return s
 	}
 	lines := slices.Collect(strings.Lines(s))
-	start, end := min(max(line-1, 0), len(lines)), len(lines)
+	start, end := min(max(line, 1)-1, len(lines)), len(lines)
 	if limit > 0 {
-		end = min(start+limit, end)
+		end = start + min(limit, end-start) // limit may be any int the agent sends
 	}
 	return strings.Join(lines[start:end], "")
 }

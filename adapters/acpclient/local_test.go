@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -415,4 +416,26 @@ func TestLocal_TerminalEndsWithItsCrashedAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	proctest.WaitGone(t, pid)
+}
+
+// line and limit are the agent's to send: any int, the largest too, reads what is there.
+func TestSliceLines_AnyLineAndLimit(t *testing.T) {
+	const text = "a\nb\nc\n"
+	for _, tc := range []struct {
+		line, limit int
+		want        string
+	}{
+		{0, 0, text},
+		{2, 1, "b\n"},
+		{2, 0, "b\nc\n"},
+		{2, math.MaxInt, "b\nc\n"},
+		{math.MaxInt, math.MaxInt, ""},
+		{math.MinInt, 1, "a\n"},
+		{1, math.MinInt, text},
+		{4, 1, ""},
+	} {
+		if got := sliceLines(text, tc.line, tc.limit); got != tc.want {
+			t.Errorf("sliceLines(%d, %d) = %q, want %q", tc.line, tc.limit, got, tc.want)
+		}
+	}
 }
