@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"text/template"
 	"time"
@@ -55,10 +56,15 @@ func (s *Session) prepareDelegate(args json.RawMessage) (*tools.Prepared, error)
 	}
 	return &tools.Prepared{Title: "delegate to " + strings.TrimSpace(a.Agent+" "+a.Session), Run: func(ctx context.Context, _ func(adapters.ToolCall)) tools.Result {
 		text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
-			Model: a.Model, Timeout: time.Duration(a.TimeoutSeconds) * time.Second})
+			Model: a.Model, Timeout: seconds(a.TimeoutSeconds)})
 		if err != nil {
 			return tools.Result{Output: "error: " + err.Error(), Content: []adapters.ToolContent{textContent(err.Error())}, Failed: true}
 		}
 		return tools.Result{Output: text}
 	}}, nil
+}
+
+// seconds is the model's timeout_seconds as a duration: any int, none below 0, none that overflows.
+func seconds(n int) time.Duration {
+	return time.Duration(min(max(int64(n), 0), math.MaxInt64/int64(time.Second))) * time.Second
 }

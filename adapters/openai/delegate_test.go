@@ -88,3 +88,41 @@ func toolDescription(tools []map[string]any, name string) string {
 	}
 	return ""
 }
+
+// timeout_seconds is the model's to send: any int reaches the delegate as a duration that is
+// neither negative nor wrapped (a wrapped one timed the delegate turn out at once).
+func TestDelegateAgent_AnyTimeoutSeconds(t *testing.T) {
+	call := func(secs string) mockllm.OpenAITurn {
+		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "delegate_agent",
+			Args: `{"agent":"codex","prompt":"review","timeout_seconds":` + secs + `}`}}}
+	}
+	srv := mockllm.NewOpenAIServer(call("60"), call("9223372036854775807"), call("-5"), mockllm.OpenAITurn{Text: "done"})
+	defer srv.Close()
+	var mu sync.Mutex
+	var got []time.Duration
+	delegate := func(_ context.Context, r adapters.DelegateRequest) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, r.Timeout)
+		return "ok", nil
+	}
+	cwd := t.TempDir()
+	gate := newGate(t, cwd).answer(func(*adapters.PermissionRequest) string { return "allow_always" })
+	s, err := New(Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 200000},
+		Options{IdleTimeout: 5 * time.Second}).Start(context.Background(),
+		adapters.SessionOptions{Cwd: cwd, Delegate: delegate, DelegateAgents: []string{"codex"}, Permission: gate.ask})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("review"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, ch)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[0] != time.Minute || got[1] < 100*365*24*time.Hour || got[2] != 0 {
+		t.Fatalf("timeouts %v, want 1m, the longest, 0 (the default)", got)
+	}
+}

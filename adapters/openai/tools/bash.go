@@ -32,7 +32,7 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 	}
 	timeout := bashTimeout
 	if a.TimeoutMS > 0 {
-		timeout = min(time.Duration(a.TimeoutMS)*time.Millisecond, maxBashTimeout)
+		timeout = time.Duration(min(int64(a.TimeoutMS), maxBashTimeout.Milliseconds())) * time.Millisecond
 	}
 	return &Prepared{
 		Title:     firstLine(a.Command),

@@ -65,7 +65,7 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 	if offset > len(lines) {
 		return failed("%s has %d lines; offset %d is past the end", e.rel(p), len(lines), offset)
 	}
-	end := min(len(lines), offset-1+limit)
+	end := offset - 1 + min(limit, len(lines)-offset+1) // limit may be any int the model sends
 	return Result{Output: number(lines[offset-1:end], offset, len(lines), e.OutputCap)}
 }
 

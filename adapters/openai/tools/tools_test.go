@@ -202,3 +202,24 @@ func needWorkingShell(t *testing.T, e *Env) {
 		t.Skipf("the bash tool's shell (%s) runs nothing here: %q", hostShell().Name, r.Output)
 	}
 }
+
+// offset, limit and timeout_ms are the model's to send: any int, the largest too, is served
+// (the read overflowed its slice bounds and panicked hub; the bash timeout wrapped negative
+// and ended the command at once).
+func TestTools_AnyIntArgument(t *testing.T) {
+	e := newTestEnv(t)
+	must(t, os.WriteFile(filepath.Join(e.Root, "f.txt"), []byte("one\ntwo\nthree\n"), 0o644))
+	for _, tc := range []struct {
+		tool, args, want string
+	}{
+		{"read_file", `{"path":"f.txt","offset":2,"limit":9223372036854775807}`, "three"},
+		{"read_file", `{"path":"f.txt","offset":-9223372036854775808,"limit":1}`, "one"},
+		{"bash", `{"command":"echo ran","timeout_ms":9223372036854775807}`, "ran"},
+		{"bash", `{"command":"echo ran","timeout_ms":10000000000000}`, "ran"},
+	} {
+		r, err := runTool(t, e, tc.tool, tc.args)
+		if err != nil || r.Failed || !strings.Contains(r.Output, tc.want) {
+			t.Errorf("%s %s: %q %v", tc.tool, tc.args, r.Output, err)
+		}
+	}
+}
