@@ -433,16 +433,11 @@ func ProjectDirs(cwd string) []string {
 		cwd = abs
 	}
 	var dirs []string
-	for dir := filepath.Clean(cwd); ; {
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
 		dirs = append(dirs, dir)
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || filepath.Dir(dir) == dir {
 			return dirs
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dirs
-		}
-		dir = parent
 	}
 }
 
