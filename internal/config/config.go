@@ -523,17 +523,16 @@ func Parse(path string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, describe(path, data, err)
 	}
-	var warns []string
-	for _, k := range md.Undecoded() {
-		if !slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
-			warns = append(warns, fmt.Sprintf("unknown key %q ignored", k.String()))
-		}
-	}
 	more, err := f.check()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, path, err)
 	}
-	for _, w := range append(warns, more...) {
+	for _, k := range md.Undecoded() {
+		if !slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
+		}
+	}
+	for _, w := range more {
 		f.Warnings = append(f.Warnings, path+": "+w)
 	}
 	return &f, nil
