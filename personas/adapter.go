@@ -24,8 +24,6 @@ type Adapter struct {
 	As      string // the name of an agent taking a persona's turn over (conversation.FallbackAgents)
 }
 
-var _ adapters.Adapter = (*Adapter)(nil)
-
 var _ adapters.Persona = (*Adapter)(nil)
 
 func (a *Adapter) Name() string { return cmp.Or(a.As, a.P.Name) }
@@ -63,10 +61,8 @@ func Verdict(a adapters.Adapter, ready func(adapters.Adapter) error) (state stri
 		case p.Backend == nil:
 			return "cannot run", p.noBackend()
 		}
-		if err := p.carries(); err != nil {
-			return "cannot run", err
-		}
-		if _, _, err := p.P.modeOn(p.Backend.Capabilities(), p.Backend.Name()); err != nil {
+		_, _, err := p.P.modeOn(p.Backend.Capabilities(), p.Backend.Name())
+		if err = cmp.Or(p.carries(), err); err != nil {
 			return "cannot run", err
 		}
 		a = p.Backend

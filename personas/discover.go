@@ -20,8 +20,6 @@ const (
 	SourceClaudeUser    = "user:~/.claude/agents"
 )
 
-type Warning = skills.Warning
-
 // Dirs are where Discover looks; zero fields are the defaults.
 type Dirs struct {
 	Cwd           string
@@ -51,7 +49,7 @@ func (d Dirs) roots() []skills.Root {
 // Discover lists the personas visible from d.Cwd, sorted by name. A name
 // found twice keeps the nearest file, except that a project file hub does
 // not trust never shadows the user's own.
-func Discover(d Dirs) ([]Persona, []Warning) {
+func Discover(d Dirs) ([]Persona, []skills.Warning) {
 	return skills.DiscoverIn("persona", d.roots(), d.load, func(p Persona) (string, string, bool, bool) {
 		return p.Name, p.File, p.Trusted, p.Trusted && !strings.HasPrefix(p.Source, "project:")
 	})

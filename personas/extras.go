@@ -23,10 +23,7 @@ func (p Persona) skillInstructions(cwd string) (string, []string) {
 		}
 		list = append(list, s)
 	}
-	if len(list) == 0 {
-		return "", warns
-	}
-	return skills.Instructions(list), warns
+	return skills.Instructions(list), warns // "" for none
 }
 
 // MayDelegate: a persona only when its tools leave delegation and it does

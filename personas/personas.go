@@ -100,8 +100,10 @@ func (p *Persona) set(key string, v *yaml.Node) error {
 		"skills": &p.Skills, "delegates": &p.Delegates}
 	var err error
 	switch {
+	case scalars[key] != nil && v.Kind != yaml.ScalarNode:
+		err = errors.New("must be a single value")
 	case scalars[key] != nil:
-		*scalars[key], err = scalar(v)
+		*scalars[key] = strings.TrimSpace(v.Value)
 		if p.Model == "inherit" {
 			p.Model = ""
 		}
@@ -127,13 +129,6 @@ func (p *Persona) set(key string, v *yaml.Node) error {
 		}
 	}
 	return err
-}
-
-func scalar(v *yaml.Node) (string, error) {
-	if v.Kind != yaml.ScalarNode {
-		return "", errors.New("must be a single value")
-	}
-	return strings.TrimSpace(v.Value), nil
 }
 
 // rules takes the config's rule tables ([{tool, path, command,

@@ -24,7 +24,8 @@ var completionFiles embed.FS
 
 var completionScripts = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
-		"sq":    sq,
+		// POSIX shells, and fish, whose single quotes also take \' and \\
+		"sq":    func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" },
 		"ps":    func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" },
 		"join":  func(words []string) string { return strings.Join(words, " ") },
 		"usage": func(f *flag.Flag) string { _, u := flag.UnquoteUsage(f); return adapters.FirstLine(u) },
@@ -87,7 +88,3 @@ func completionSpecs(ctx context.Context, e *env) []completionSpec {
 	}
 	return out
 }
-
-// sq quotes s for a POSIX shell (and fish, whose single quotes also take
-// \' and \\).
-func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

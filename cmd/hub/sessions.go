@@ -42,14 +42,13 @@ func runSessions(_ context.Context, e *env, args []string) int {
 	default:
 		return e.fail(exitUsage, "hub sessions: unknown subcommand %q (list, show, export, rm)\n", sub)
 	}
-	id := pos[0]
 	if sub == "export" && *format != "md" && *format != "json" {
 		return e.fail(exitUsage, "hub sessions export: --format must be md or json\n")
 	}
 	if sub == "rm" {
-		return removeSession(e, st, id)
+		return removeSession(e, st, pos[0])
 	}
-	return showSession(e, id, sub == "export" && *format == "json")
+	return showSession(e, pos[0], sub == "export" && *format == "json")
 }
 
 // recordDirs hold the transcripts hub acp did not index: the native

@@ -87,21 +87,19 @@ type Request struct {
 	Timeout                                  time.Duration
 }
 
-type ToolCall = conversation.ToolCall
-
 type Result struct {
-	Agent          string          `json:"agent"`              // the agent that answered
-	FellBack       []string        `json:"fellBack,omitempty"` // why each agent before it handed the turn over
-	Session        string          `json:"session"`            // continues this delegate conversation
-	AgentSessionID string          `json:"agentSessionId,omitempty"`
-	StopReason     string          `json:"stopReason"`
-	Answer         string          `json:"answer"`
-	ToolCalls      []ToolCall      `json:"toolCalls"`
-	FilesChanged   []string        `json:"filesChanged"` // see conversation.Digest.FilesChanged
-	Usage          *adapters.Usage `json:"usage,omitempty"`
-	Denied         []string        `json:"denied,omitempty"`
-	Error          string          `json:"error,omitempty"`
-	Warnings       []string        `json:"warnings,omitempty"` // the hooks that failed on the turn
+	Agent          string                  `json:"agent"`              // the agent that answered
+	FellBack       []string                `json:"fellBack,omitempty"` // why each agent before it handed the turn over
+	Session        string                  `json:"session"`            // continues this delegate conversation
+	AgentSessionID string                  `json:"agentSessionId,omitempty"`
+	StopReason     string                  `json:"stopReason"`
+	Answer         string                  `json:"answer"`
+	ToolCalls      []conversation.ToolCall `json:"toolCalls"`
+	FilesChanged   []string                `json:"filesChanged"` // see conversation.Digest.FilesChanged
+	Usage          *adapters.Usage         `json:"usage,omitempty"`
+	Denied         []string                `json:"denied,omitempty"`
+	Error          string                  `json:"error,omitempty"`
+	Warnings       []string                `json:"warnings,omitempty"` // the hooks that failed on the turn
 }
 
 // Progress receives one line per step of a turn (a tool call, its end).
@@ -450,7 +448,7 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 		Reached: func() { l.lead = "" }, Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
 		Watch: fallback, WatchBound: d.o.ProviderTimeout})
 	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
-		ToolCalls: append([]ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings}
+		ToolCalls: append([]conversation.ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings}
 	for _, c := range dg.Refused {
 		res.Denied = append(res.Denied, c.Title+": "+c.Reason)
 	}

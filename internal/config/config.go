@@ -433,16 +433,11 @@ func ProjectDirs(cwd string) []string {
 		cwd = abs
 	}
 	var dirs []string
-	for dir := filepath.Clean(cwd); ; {
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
 		dirs = append(dirs, dir)
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || filepath.Dir(dir) == dir {
 			return dirs
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dirs
-		}
-		dir = parent
 	}
 }
 
@@ -528,17 +523,16 @@ func Parse(path string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, describe(path, data, err)
 	}
-	var warns []string
-	for _, k := range md.Undecoded() {
-		if !slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
-			warns = append(warns, fmt.Sprintf("unknown key %q ignored", k.String()))
-		}
-	}
 	more, err := f.check()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, path, err)
 	}
-	for _, w := range append(warns, more...) {
+	for _, k := range md.Undecoded() {
+		if !slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
+		}
+	}
+	for _, w := range more {
 		f.Warnings = append(f.Warnings, path+": "+w)
 	}
 	return &f, nil
