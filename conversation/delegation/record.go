@@ -160,14 +160,7 @@ func (d *Delegator) save(id string) {
 
 // prune removes the oldest records beyond keep, with their lock files.
 func prune(dir string, keep int) {
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) <= keep {
-		return
-	}
-	all, _ := transcript.List(dir) // newest first
-	for _, s := range all[min(keep, len(all)):] {
-		_ = transcript.Remove(dir, s.ID)
-		if p, err := transcript.Path(dir, s.ID); err == nil { // an id read from the file: no path
-			_ = os.Remove(strings.TrimSuffix(p, ".jsonl") + ".lock") // claim's
-		}
+	for _, p := range transcript.Prune(dir, keep) {
+		_ = os.Remove(strings.TrimSuffix(p, ".jsonl") + ".lock") // claim's
 	}
 }

@@ -56,19 +56,8 @@ func (t *runRecord) save(dir string) error {
 	if err := transcript.Replace(dir, t.ID, recs); err != nil {
 		return err
 	}
-	pruneTranscripts(dir, maxTranscripts)
+	transcript.Prune(dir, maxTranscripts)
 	return nil
-}
-
-// pruneTranscripts removes the oldest transcripts beyond keep.
-func pruneTranscripts(dir string, keep int) {
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) <= keep {
-		return
-	}
-	runs, _ := transcript.List(dir) // newest first
-	for _, s := range runs[min(keep, len(runs)):] {
-		_ = transcript.Remove(dir, s.ID)
-	}
 }
 
 // handover decides how the run's agent starts (conversation.PlanStart):

@@ -106,7 +106,7 @@ func TestTranscripts_OldestArePruned(t *testing.T) {
 		old := time.Now().Add(time.Duration(i-10) * time.Hour) // s-0 oldest
 		_ = os.Chtimes(filepath.Join(dir, tr.ID+".jsonl"), old, old)
 	}
-	pruneTranscripts(dir, 3)
+	transcript.Prune(dir, 3)
 	for i, want := range []bool{false, false, true, true, true} {
 		if got := loadTranscript(dir, fmt.Sprintf("s-%d", i)) != nil; got != want {
 			t.Errorf("s-%d kept = %v, want %v", i, got, want)

@@ -409,6 +409,23 @@ func summaryOf(p string) (Summary, bool) {
 	return Summary{Meta: *r.Session, Updated: st.ModTime()}, true
 }
 
+// Prune removes all but the keep newest transcripts in dir and returns the paths it
+// removed, for the files a caller keeps beside them.
+func Prune(dir string, keep int) []string {
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) <= keep {
+		return nil
+	}
+	all, _ := List(dir) // newest first
+	var gone []string
+	for _, s := range all[min(keep, len(all)):] {
+		_ = Remove(dir, s.ID)
+		if p, err := Path(dir, s.ID); err == nil { // an id read from the file: no path
+			gone = append(gone, p)
+		}
+	}
+	return gone
+}
+
 // Remove deletes session id's transcript; removing one that does not exist
 // is ErrNotFound.
 func Remove(dir, id string) error {
