@@ -18,11 +18,10 @@ const compactAt = 0.75
 // tokens estimates four bytes per token.
 func (m *message) tokens() int {
 	n := len(m.text())
-	if parts, ok := m.Content.([]part); ok {
-		for _, p := range parts {
-			if p.ImageURL != nil {
-				n += 4000 // images cost roughly a fixed ~1k tokens
-			}
+	parts, _ := m.Content.([]part)
+	for _, p := range parts {
+		if p.ImageURL != nil {
+			n += 4000 // images cost roughly a fixed ~1k tokens
 		}
 	}
 	for _, tc := range m.ToolCalls {
