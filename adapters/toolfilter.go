@@ -26,7 +26,8 @@ func (f *ToolFilter) Permits(name string, kind ToolKind) bool {
 
 // IsKind says whether s names a tool kind, in any letter case.
 func IsKind(s string) bool {
-	kinds := []ToolKind{KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindSwitchMode, KindOther}
+	kinds := []ToolKind{KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch,
+		KindSwitchMode, KindOther}
 	return slices.Contains(kinds, ToolKind(strings.ToLower(s)))
 }
 

@@ -82,8 +82,9 @@ func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
 	p := Profile{Name: name, BaseURL: pc.BaseURL, Model: pc.Model, APIKeyEnv: pc.APIKeyEnv, Headers: pc.Headers,
 		OmitTemperature: pc.OmitTemperature, OmitToolChoice: pc.OmitToolChoice, MaxTokensField: pc.MaxTokensField,
 		MaxTokens: max(pc.MaxTokens, 0), Temperature: pc.Temperature, Vision: pc.Vision != nil && *pc.Vision,
-		ContextWindow: max(pc.ContextWindow, 0), MaxTurnRequests: max(pc.MaxTurnRequests, 0), Local: local,
-		Stream: pc.Stream == nil || *pc.Stream, AzureAPIVersion: pc.AzureAPIVersion, JSONSchema: pc.JSONSchema != nil && *pc.JSONSchema}
+		ContextWindow: max(pc.ContextWindow, 0), MaxTurnRequests: max(pc.MaxTurnRequests, 0),
+		Stream: pc.Stream == nil || *pc.Stream, AzureAPIVersion: pc.AzureAPIVersion,
+		JSONSchema: pc.JSONSchema != nil && *pc.JSONSchema, Local: local}
 	if p.BaseURL == "" {
 		return Profile{}, fmt.Errorf("providers.%s: base_url is required", name)
 	}
