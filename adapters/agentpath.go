@@ -19,10 +19,7 @@ func AgentPath(cwd, p string) (abs string, ok bool) {
 		if path.IsAbs(p) {
 			return path.Clean(p), true
 		}
-		if cwd == "" {
-			return "", false
-		}
-		return path.Join(cwd, p), true
+		return path.Join(cwd, p), true // here cwd starts with /
 	}
 	switch {
 	case filepath.IsAbs(p):

@@ -18,25 +18,25 @@ var (
 	_ Exiter       = Forward{}
 )
 
-func (f Forward) SetModel(ctx context.Context, model string) error {
-	if c, ok := f.Session.(Configurable); ok {
-		return c.SetModel(ctx, model)
+// forward calls the wrapped session's feature F, or returns without, what a front end
+// does when the session lacks it.
+func forward[F, R any](s Session, call func(F) R, without R) R {
+	if f, ok := s.(F); ok {
+		return call(f)
 	}
-	return ErrNeedsRestart
+	return without
+}
+
+func (f Forward) SetModel(ctx context.Context, model string) error {
+	return forward(f.Session, func(c Configurable) error { return c.SetModel(ctx, model) }, ErrNeedsRestart)
 }
 
 func (f Forward) SetMode(ctx context.Context, mode string) error {
-	if c, ok := f.Session.(Configurable); ok {
-		return c.SetMode(ctx, mode)
-	}
-	return ErrNeedsRestart
+	return forward(f.Session, func(c Configurable) error { return c.SetMode(ctx, mode) }, ErrNeedsRestart)
 }
 
 func (f Forward) SetOption(ctx context.Context, id, value string) error {
-	if c, ok := f.Session.(OptionSetter); ok {
-		return c.SetOption(ctx, id, value)
-	}
-	return ErrNeedsRestart
+	return forward(f.Session, func(c OptionSetter) error { return c.SetOption(ctx, id, value) }, ErrNeedsRestart)
 }
 
 func (f Forward) Surface(ctx context.Context) (Surface, error) {
@@ -46,9 +46,4 @@ func (f Forward) Surface(ctx context.Context) (Surface, error) {
 	return Surface{}, fmt.Errorf("the agent reports no surface: %w", ErrUnsupported)
 }
 
-func (f Forward) Exit() *ErrorInfo {
-	if c, ok := f.Session.(Exiter); ok {
-		return c.Exit()
-	}
-	return nil
-}
+func (f Forward) Exit() *ErrorInfo { return forward(f.Session, Exiter.Exit, nil) }

@@ -72,7 +72,13 @@ func (s *PerPrompt) start(ctx context.Context, prompt []Content) (*Turn, error) 
 		t.Emit(Event{Type: EventError, Error: &ErrorInfo{Message: s.Notice, Code: CodeWarning}})
 		s.Notice = ""
 	}
-	s.watchers.Go(func() { s.watch(p, t) })
+	s.watchers.Go(func() { // stops p (its Spec's StopSignal, then its Grace) once t is cancelled
+		select {
+		case <-p.Done():
+		case <-t.Cancelled():
+			_ = p.Stop()
+		}
+	})
 	go s.run(p, t, done)
 	return t, nil
 }
@@ -95,15 +101,6 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 		s.Started()
 	}
 	return p, done, nil
-}
-
-// watch stops p (its Spec's StopSignal, then its Grace) once t is cancelled.
-func (s *PerPrompt) watch(p *proc.Process, t *Turn) {
-	select {
-	case <-p.Done():
-	case <-t.Cancelled():
-		_ = p.Stop()
-	}
 }
 
 // run reads the prompt's process into t, keeping each agent session id for the next

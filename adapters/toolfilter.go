@@ -26,11 +26,9 @@ func (f *ToolFilter) Permits(name string, kind ToolKind) bool {
 
 // IsKind says whether s names a tool kind, in any letter case.
 func IsKind(s string) bool {
-	switch ToolKind(strings.ToLower(s)) {
-	case KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindSwitchMode, KindOther:
-		return true
-	}
-	return false
+	kinds := []ToolKind{KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch,
+		KindSwitchMode, KindOther}
+	return slices.Contains(kinds, ToolKind(strings.ToLower(s)))
 }
 
 // WriteKinds are the tool kinds that change files or run commands, which plan and

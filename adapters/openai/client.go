@@ -80,21 +80,14 @@ type chatRequest struct {
 }
 
 type responseFormat struct {
-	Type       string `json:"type"` // "json_schema"
-	JSONSchema struct {
-		Name   string          `json:"name"`
-		Schema json.RawMessage `json:"schema"`
-		Strict bool            `json:"strict"`
-	} `json:"json_schema"`
+	Type       string     `json:"type"` // "json_schema"
+	JSONSchema jsonSchema `json:"json_schema"`
 }
 
-func schemaFormat(schema json.RawMessage) *responseFormat {
-	if len(schema) == 0 {
-		return nil
-	}
-	f := &responseFormat{Type: "json_schema"}
-	f.JSONSchema.Name, f.JSONSchema.Schema, f.JSONSchema.Strict = "output", schema, true
-	return f
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type usage struct {

@@ -18,11 +18,10 @@ const compactAt = 0.75
 // tokens estimates four bytes per token.
 func (m *message) tokens() int {
 	n := len(m.text())
-	if parts, ok := m.Content.([]part); ok {
-		for _, p := range parts {
-			if p.ImageURL != nil {
-				n += 4000 // images cost roughly a fixed ~1k tokens
-			}
+	parts, _ := m.Content.([]part)
+	for _, p := range parts {
+		if p.ImageURL != nil {
+			n += 4000 // images cost roughly a fixed ~1k tokens
 		}
 	}
 	for _, tc := range m.ToolCalls {
@@ -58,15 +57,10 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 		end = &adapters.Compaction{ID: id, Status: "failed",
 			Error: fmt.Sprintf("%s; dropped the %d oldest messages instead", adapters.FirstLine(err.Error()), cut-1)}
 	}
-	s.replaceHead(cut, summary)
-	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: end})
-}
-
-// replaceHead replaces the messages before cut, but the system prompt, by
-// summary.
-func (s *Session) replaceHead(cut int, summary string) {
+	// The system prompt stays; the messages before cut give way to the summary.
 	s.history = append([]message{s.history[0], summaryMessage(summary)}, s.history[cut:]...)
 	s.tr.Write(transcript.Record{Type: transcript.TypeCompaction, Summary: summary, Kept: len(s.history) - 2})
+	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: end})
 }
 
 // compactionCut picks the first message to keep: the oldest user or

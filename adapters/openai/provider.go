@@ -78,7 +78,13 @@ func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
 		}
 		pc, local = pc.Over(pd.ProviderConfig), pd.Local
 	}
-	p := profileOf(name, pc, local)
+	// A negative number is unset, and streaming is on unless pc turns it off.
+	p := Profile{Name: name, BaseURL: pc.BaseURL, Model: pc.Model, APIKeyEnv: pc.APIKeyEnv, Headers: pc.Headers,
+		OmitTemperature: pc.OmitTemperature, OmitToolChoice: pc.OmitToolChoice, MaxTokensField: pc.MaxTokensField,
+		MaxTokens: max(pc.MaxTokens, 0), Temperature: pc.Temperature, Vision: pc.Vision != nil && *pc.Vision,
+		ContextWindow: max(pc.ContextWindow, 0), MaxTurnRequests: max(pc.MaxTurnRequests, 0),
+		Stream: pc.Stream == nil || *pc.Stream, AzureAPIVersion: pc.AzureAPIVersion,
+		JSONSchema: pc.JSONSchema != nil && *pc.JSONSchema, Local: local}
 	if p.BaseURL == "" {
 		return Profile{}, fmt.Errorf("providers.%s: base_url is required", name)
 	}
@@ -89,16 +95,6 @@ func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
 		p.AzureAPIVersion = presets["azure"].AzureAPIVersion
 	}
 	return p, nil
-}
-
-// profileOf: a negative number is unset, and streaming is on unless c
-// turns it off.
-func profileOf(name string, c config.ProviderConfig, local bool) Profile {
-	return Profile{Name: name, BaseURL: c.BaseURL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Headers: c.Headers,
-		OmitTemperature: c.OmitTemperature, OmitToolChoice: c.OmitToolChoice, MaxTokensField: c.MaxTokensField,
-		MaxTokens: max(c.MaxTokens, 0), Temperature: c.Temperature, Vision: c.Vision != nil && *c.Vision,
-		ContextWindow: max(c.ContextWindow, 0), MaxTurnRequests: max(c.MaxTurnRequests, 0), Stream: c.Stream == nil || *c.Stream,
-		AzureAPIVersion: c.AzureAPIVersion, JSONSchema: c.JSONSchema != nil && *c.JSONSchema, Local: local}
 }
 
 // EnvProfile is the "openai" agent: the openai preset overridden by

@@ -248,7 +248,10 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	p := s.profile()
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
-		req.ResponseFormat = schemaFormat(s.schema)
+		if len(s.schema) > 0 {
+			req.ResponseFormat = &responseFormat{Type: "json_schema",
+				JSONSchema: jsonSchema{Name: "output", Schema: s.schema, Strict: true}}
+		}
 		for _, d := range slices.Concat(builtinDefs(), s.delegateDef, s.mcp.defs) {
 			if s.permits(d.Name) {
 				req.Tools = append(req.Tools, toolDef{Type: "function", Function: d})

@@ -45,15 +45,14 @@ type Env struct {
 
 // NewEnv resolves root, which must exist.
 func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
-	abs, err := filepath.Abs(root)
+	dir, err := filepath.Abs(root)
+	if err == nil {
+		dir, err = fspath.RealPath(dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	real, err := fspath.RealPath(abs)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", root, err)
-	}
-	return &Env{Root: real, Editor: editor, OutputCap: 64 << 10, shell: hostShell(),
+	return &Env{Root: dir, Editor: editor, OutputCap: 64 << 10, shell: hostShell(),
 		Sandbox: sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, nil)}, nil
 }
 
