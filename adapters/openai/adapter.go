@@ -123,7 +123,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	hk := a.opts.Hooks // the session's own configuration's hooks win
 	if opts.Hooks != nil {
 		if hk, err = hooks.New(opts.Hooks); err != nil {
-			return nil, fmt.Errorf("the hooks of %s: %w", opts.Cwd, err)
+			return nil, fmt.Errorf("the hooks of %s: %w", cwd, err)
 		}
 	}
 	p := a.profile
