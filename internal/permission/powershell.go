@@ -1175,6 +1175,10 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 		if colon && opt != "" { // -enc:BASE64, -c:CODE: the value in the same word
 			args = slices.Insert(args, i+1, arg{text: v})
 		}
+		inline := opt == "command" || opt == "commandwithargs" || opt == "cwa"
+		if (inline || opt == "file") && i+1 < len(args) && args[i+1].text == "-" {
+			return r.psStdin(argv, x) // -Command -, -File -: the code on stdin
+		}
 		switch {
 		case opt == "workingdirectory:" || opt == "wd:":
 			if i+1 < len(args) {
@@ -1182,10 +1186,7 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 				r.cd("cd", []arg{{text: "--"}, psPath(args[i+1], r.home)}, x.sc)
 			}
 			i++
-		case opt == "command" || opt == "commandwithargs" || opt == "cwa": // -CommandWithArgs: its arguments read as words of the code
-			if i+1 < len(args) && args[i+1].text == "-" {
-				return r.psStdin(argv, x)
-			}
+		case inline: // -CommandWithArgs: its arguments read as words of the code
 			code := joinArgs(args[i+1:])
 			if lit := psLiterals(args[i+1:]); lit.text != code.text {
 				if opt == "command" { // pwsh joins -Command's words: a home "C:\Users\A B" splits in two
@@ -1206,9 +1207,6 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 			r.credCode(code, x.sc.cwds)
 			return r.psRun(arg{text: code}, argv, x)
 		case opt == "file":
-			if i+1 < len(args) && args[i+1].text == "-" {
-				return r.psStdin(argv, x)
-			}
 			return r.final(argv, x) // a script file
 		case opt == "":
 			return r.psRun(joinArgs(args[i:]), argv, x) // not a parameter: the command starts here
