@@ -104,13 +104,13 @@ func (r *reader) psScript(src string, x *runCtx) input {
 			break
 		}
 		start := l.i
-		name, assign := l.assignment()
+		name := l.assignment()
 		rhs := l.i
 		pipe := l.pipeline()
 		if len(pipe) > 0 {
 			out = r.psPipeline(pipe, x, strings.TrimSpace(src[start:l.i]))
 		}
-		if assign != "" {
+		if name != "" {
 			v := arg{text: "\x00", dynamic: true}
 			if vals, ok := l.literal(strings.TrimRight(l.src[rhs:l.i], "; \t\r\n)}")); ok && len(vals) == 1 { // $p = 'r'+'m'
 				v = vals[0]
@@ -185,14 +185,15 @@ func psStringEnd(s string, i int) int {
 
 var psAssign = lazyRE(`^\s*\$(?:\{([^}]*)\}|([\w:]+))\s*[-+*/%]?=[^=]`)
 
-func (l *psLex) assignment() (string, string) {
+// assignment reads the $NAME = at l.i: "ps:name", "" for none.
+func (l *psLex) assignment() string {
 	m := psAssign().FindStringSubmatchIndex(l.src[l.i:])
 	if m == nil {
-		return "", ""
+		return ""
 	}
 	name := strings.ToLower(l.src[l.i+max(m[2], m[4]) : l.i+max(m[3], m[5])])
 	l.i += m[1] - 1
-	return "ps:" + name, "="
+	return "ps:" + name
 }
 
 func (l *psLex) pipeline() []psCmd {
@@ -620,7 +621,7 @@ func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
 		if len(pipe) > 1 {
 			y.sc = x.sc.clone()
 		}
-		if w := c.words; i == 0 && len(pipe) > 1 && !c.call && len(w) == 1 && !w[0].bare && !slices.ContainsFunc(w[0].vals, func(a arg) bool { return a.dynamic }) {
+		if w := c.words; i == 0 && len(pipe) > 1 && !c.call && len(w) == 1 && !w[0].bare && !anyDynamic(w[0].vals) {
 			vals := slices.Clone(w[0].vals) // "~" | Remove-Item: a value piped on, as Write-Output's
 			for j := range vals {
 				if !strings.ContainsAny(vals[j].text, " \t\n") { // a path, not a line of code ("…" | iex)
@@ -655,10 +656,7 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	if c.call && len(first.vals) == 1 && first.vals[0].text == "{}" {
 		return input{kind: inUnknown} // & { … }: read above
 	}
-	prog := first.vals[0]
-	if len(first.vals) != 1 {
-		prog = joinArgs(first.vals)
-	}
+	prog := joinArgs(first.vals)
 	if to, ok := x.sc.vars["psalias:"+strings.ToLower(prog.text)]; ok && !prog.dynamic { // Set-Alias x Remove-Item; x -r ~
 		prog = to
 	}
@@ -734,10 +732,7 @@ func psCmdletName(a arg) string {
 	if i := strings.LastIndexByte(n, '\\'); i >= 0 && strings.Contains(n[:i], ".") {
 		n = n[i+1:]
 	}
-	if c, ok := psAliases[n]; ok {
-		return c
-	}
-	return n
+	return cmp.Or(psAliases[n], n)
 }
 
 // psPath is a word as the programs of Windows read a path: \ is /, a
@@ -1072,8 +1067,7 @@ func (r *reader) psNewItem(named map[string][]arg) (argv, ops []arg) {
 		target[i] = psPath(target[i], r.home)
 	}
 	switch {
-	case typ == "":
-		return []arg{{text: "tee"}}, paths
+	case typ == "": // a prefix of every type: a file
 	case strings.HasPrefix("symboliclink", typ), strings.HasPrefix("junction", typ):
 		return []arg{{text: "ln"}, {text: "-s"}}, append(target, paths...)
 	case strings.HasPrefix("hardlink", typ):
@@ -1181,6 +1175,10 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 		if colon && opt != "" { // -enc:BASE64, -c:CODE: the value in the same word
 			args = slices.Insert(args, i+1, arg{text: v})
 		}
+		inline := opt == "command" || opt == "commandwithargs" || opt == "cwa"
+		if (inline || opt == "file") && i+1 < len(args) && args[i+1].text == "-" {
+			return r.psStdin(argv, x) // -Command -, -File -: the code on stdin
+		}
 		switch {
 		case opt == "workingdirectory:" || opt == "wd:":
 			if i+1 < len(args) {
@@ -1188,10 +1186,7 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 				r.cd("cd", []arg{{text: "--"}, psPath(args[i+1], r.home)}, x.sc)
 			}
 			i++
-		case opt == "command" || opt == "commandwithargs" || opt == "cwa": // -CommandWithArgs: its arguments read as words of the code
-			if i+1 < len(args) && args[i+1].text == "-" {
-				return r.psStdin(argv, x)
-			}
+		case inline: // -CommandWithArgs: its arguments read as words of the code
 			code := joinArgs(args[i+1:])
 			if lit := psLiterals(args[i+1:]); lit.text != code.text {
 				if opt == "command" { // pwsh joins -Command's words: a home "C:\Users\A B" splits in two
@@ -1212,9 +1207,6 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 			r.credCode(code, x.sc.cwds)
 			return r.psRun(arg{text: code}, argv, x)
 		case opt == "file":
-			if i+1 < len(args) && args[i+1].text == "-" {
-				return r.psStdin(argv, x)
-			}
 			return r.final(argv, x) // a script file
 		case opt == "":
 			return r.psRun(joinArgs(args[i:]), argv, x) // not a parameter: the command starts here

@@ -137,12 +137,12 @@ func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]s
 		if !filepath.IsAbs(dir) || len(found) == len(want) {
 			continue
 		}
-		names, err := readNames(dir)
+		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
 		}
-		for _, n := range names {
-			b, ok := want[stem(n)]
+		for _, e := range entries {
+			b, ok := want[stem(e.Name())]
 			if !ok || found[b] != "" {
 				continue
 			}
@@ -152,15 +152,6 @@ func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]s
 		}
 	}
 	return found
-}
-
-func readNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Readdirnames(-1)
 }
 
 // FindPrograms finds each of bins as hub would start it here: on PATH,

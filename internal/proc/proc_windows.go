@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,8 +49,7 @@ func (p *Process) command(path string) (*exec.Cmd, error) {
 }
 
 func isBatch(path string) bool {
-	ext := filepath.Ext(path)
-	return strings.EqualFold(ext, ".cmd") || strings.EqualFold(ext, ".bat")
+	return slices.Contains([]string{".cmd", ".bat"}, strings.ToLower(filepath.Ext(path)))
 }
 
 // batchCmdLine is argv as Go quotes it, but with the batch file's path

@@ -20,7 +20,10 @@ func shimArgv(path, body string, args []string, exists func(string) bool, lookPa
 	if len(m) == 0 {
 		return nil, false
 	}
-	dir := winDir(path)
+	dir := "." // filepath.Dir of a Windows path, on any OS
+	if i := strings.LastIndexAny(path, `\/`); i >= 0 {
+		dir = path[:i]
+	}
 	target := dir + `\` + m[len(m)-1][1]
 	if !strings.Contains(body, `"%_prog%"`) {
 		return append([]string{target}, args...), true
@@ -34,12 +37,4 @@ func shimArgv(path, body string, args []string, exists func(string) bool, lookPa
 		node = p
 	}
 	return append([]string{node, target}, args...), true
-}
-
-// winDir is filepath.Dir for a Windows path, on any OS.
-func winDir(p string) string {
-	if i := strings.LastIndexAny(p, `\/`); i >= 0 {
-		return p[:i]
-	}
-	return "."
 }
