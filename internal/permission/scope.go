@@ -303,16 +303,11 @@ func longName(t string, names ...string) string {
 
 // hasFlag reports one of flags in args, also in a cluster ("-rf" holds "-f") or abbreviated.
 func hasFlag(args []string, flags ...string) bool {
-	for _, a := range args {
+	return slices.ContainsFunc(args, func(a string) bool {
 		a = longName(a, flags...)
-		for _, f := range flags {
-			if a == f || strings.HasPrefix(a, f+"=") {
-				return true
-			}
-			if len(f) == 2 && f[0] == '-' && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(f[1])) {
-				return true
-			}
-		}
-	}
-	return false
+		return slices.ContainsFunc(flags, func(f string) bool {
+			return a == f || strings.HasPrefix(a, f+"=") ||
+				len(f) == 2 && f[0] == '-' && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(f[1]))
+		})
+	})
 }

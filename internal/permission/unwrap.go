@@ -832,7 +832,7 @@ func xargsRun(cmd []arg, replace string, items []arg) []arg {
 		cmd = []arg{{text: "echo"}}
 	}
 	if replace == "" {
-		return append(append([]arg(nil), cmd...), items...)
+		return slices.Concat(cmd, items)
 	}
 	return substitute(cmd, replace, items)
 }
@@ -888,7 +888,7 @@ func (r *reader) find(argv []arg, x *runCtx) {
 		for j < len(args) && args[j].text != ";" && !(args[j].text == "+" && j > i+1 && args[j-1].text == "{}") {
 			j++
 		}
-		cmd := append([]arg(nil), args[i+1:j]...)
+		cmd := args[i+1 : j]
 		r.out.unclear = r.out.unclear || strings.HasSuffix(args[i].text, "dir") // run in each file's directory: git there runs its repository's config
 		i = j
 		if len(cmd) == 0 {
