@@ -1173,7 +1173,7 @@ func (r *reader) output(c *call) input {
 	switch c.prog() {
 	case "echo":
 		ops := c.argv[1:]
-		for len(ops) > 0 && (ops[0].text == "-n" || ops[0].text == "-e" || ops[0].text == "-E" || ops[0].text == "-ne" || ops[0].text == "-en") {
+		for len(ops) > 0 && slices.Contains([]string{"-n", "-e", "-E", "-ne", "-en"}, ops[0].text) {
 			ops = ops[1:]
 		}
 		s := joinArgs(ops)
