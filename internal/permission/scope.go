@@ -22,11 +22,10 @@ func AlwaysScope(tool, command string) string {
 		return tool
 	}
 	command = strings.TrimSpace(unwrapShell(command))
-	exact := tool + "\x00=" + command
 	argv, ok := plainCommand(command)
 	if !ok || wrapped(argv) || destructive(argv) || hasFlag(argv[1:], programFlags[progName(argv[0])]...) ||
 		len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
-		return exact
+		return tool + "\x00=" + command
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
 }
