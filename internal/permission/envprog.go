@@ -212,11 +212,8 @@ func isGoFile(name string) bool { return strings.HasSuffix(name, ".go") }
 func goWords(s, home string) []arg {
 	var out []arg
 	for s = strings.TrimLeft(s, " \t"); s != ""; s = strings.TrimLeft(s, " \t") {
-		end := strings.IndexAny(s, " \t")
-		if end < 0 {
-			end = len(s)
-		}
-		word := s[:end]
+		word := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' })[0]
+		end := len(word)
 		if q, err := strconv.QuotedPrefix(s); err == nil && s[0] == '"' {
 			word, _ = strconv.Unquote(q)
 			end = len(q)

@@ -96,9 +96,8 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 		}
 	}
 	for _, m := range rmtree().FindAllStringSubmatch(code, 8) {
-		p := m[1] + m[2]
-		word := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: p}}}
-		sub := &runCtx{sc: x.sc, layers: x.layers, opaque: true}
-		r.run(append([]arg{{text: "rm"}, {text: "-rf"}, {text: "--"}}, r.fields([]*syntax.Word{word}, x.sc)...), sub)
+		word := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: m[1] + m[2]}}}
+		rm := append([]arg{{text: "rm"}, {text: "-rf"}, {text: "--"}}, r.fields([]*syntax.Word{word}, x.sc)...)
+		r.run(rm, &runCtx{sc: x.sc, layers: x.layers, opaque: true})
 	}
 }

@@ -22,11 +22,10 @@ func AlwaysScope(tool, command string) string {
 		return tool
 	}
 	command = strings.TrimSpace(unwrapShell(command))
-	exact := tool + "\x00=" + command
 	argv, ok := plainCommand(command)
 	if !ok || wrapped(argv) || destructive(argv) || hasFlag(argv[1:], programFlags[progName(argv[0])]...) ||
 		len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
-		return exact
+		return tool + "\x00=" + command
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
 }
@@ -67,12 +66,8 @@ func (req Request) scope() string {
 
 // plainCommand is the argv of a line that is one simple command of static words, no redirect.
 func plainCommand(src string) ([]string, bool) {
-	st, ok := oneStmt(src)
-	if !ok || len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess {
-		return nil, false
-	}
-	ce, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
+	st, ce, ok := oneCall(src)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
 		return nil, false
 	}
 	for _, w := range ce.Args {
@@ -96,21 +91,20 @@ func plainCommand(src string) ([]string, bool) {
 	return texts(args), true
 }
 
-func oneStmt(src string) (*syntax.Stmt, bool) {
-	if stmts, err := parseStmts(src); err == nil && len(stmts) == 1 {
-		return stmts[0], true
+// oneCall is the statement of src when src is one simple command without a redirect.
+func oneCall(src string) (*syntax.Stmt, *syntax.CallExpr, bool) {
+	stmts, err := parseStmts(src)
+	if err != nil || len(stmts) != 1 || len(stmts[0].Redirs) > 0 {
+		return nil, nil, false
 	}
-	return nil, false
+	ce, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	return stmts[0], ce, ok
 }
 
 // parseWords parses s as the words of one simple command (env -S).
 func parseWords(s string) []*syntax.Word {
-	st, ok := oneStmt(s)
+	_, ce, ok := oneCall(s)
 	if !ok {
-		return nil
-	}
-	ce, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(st.Redirs) > 0 {
 		return nil
 	}
 	var words []*syntax.Word // NAME=VALUE is a word too (env -S "EDITOR=… crontab -e")
@@ -308,16 +302,11 @@ func longName(t string, names ...string) string {
 
 // hasFlag reports one of flags in args, also in a cluster ("-rf" holds "-f") or abbreviated.
 func hasFlag(args []string, flags ...string) bool {
-	for _, a := range args {
+	return slices.ContainsFunc(args, func(a string) bool {
 		a = longName(a, flags...)
-		for _, f := range flags {
-			if a == f || strings.HasPrefix(a, f+"=") {
-				return true
-			}
-			if len(f) == 2 && f[0] == '-' && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(f[1])) {
-				return true
-			}
-		}
-	}
-	return false
+		return slices.ContainsFunc(flags, func(f string) bool {
+			return a == f || strings.HasPrefix(a, f+"=") ||
+				len(f) == 2 && f[0] == '-' && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(f[1]))
+		})
+	})
 }

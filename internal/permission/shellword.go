@@ -230,11 +230,9 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 
 // paramOp evaluates ${X%/*}, ${X/a/b}, ${#X}, … of a known variable, literal patterns only.
 func (r *reader) paramOp(p *syntax.ParamExp, sc *scope) arg {
-	if p.Param == nil || p.Excl || p.Index != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil {
+	if p.Param == nil || p.Excl || p.Index != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil ||
+		!syntax.ValidName(p.Param.Value) { // positional and special parameters too
 		return unknown
-	}
-	if !syntax.ValidName(p.Param.Value) {
-		return unknown // positional and special parameters
 	}
 	val, set, known := r.lookup(p.Param.Value, sc)
 	if !known || !set {
@@ -321,13 +319,12 @@ func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 
 // userHome is where ~name points; hub does not look users up: the same on every machine.
 func userHome(name string) string {
-	if name == "root" {
-		if runtime.GOOS == "darwin" {
-			return "/var/root"
-		}
+	switch {
+	case name == "root" && runtime.GOOS == "darwin":
+		return "/var/root"
+	case name == "root":
 		return "/root"
-	}
-	if runtime.GOOS == "darwin" {
+	case runtime.GOOS == "darwin":
 		return "/Users/" + name
 	}
 	return "/home/" + name

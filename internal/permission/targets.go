@@ -229,13 +229,9 @@ func sensitiveAt(p, home, cwd string) bool {
 // in any case and as Windows names it too (GIT~1, ".git.", "config::$DATA").
 func gitControl(p string) bool {
 	parts := winNames(p)
-	for i, part := range parts {
-		if names(part, ".git") {
-			rest := parts[i+1:]
-			return len(rest) == 0 || slices.Contains(rest, "hooks") || slices.Contains([]string{"config", "config.worktree"}, rest[len(rest)-1])
-		}
-	}
-	return false
+	i := slices.IndexFunc(parts, func(part string) bool { return names(part, ".git") })
+	rest := parts[i+1:]
+	return i >= 0 && (len(rest) == 0 || slices.Contains(rest, "hooks") || slices.Contains([]string{"config", "config.worktree"}, rest[len(rest)-1]))
 }
 
 // fillsGit reports a directory filled with files hub cannot name where one may be a config or

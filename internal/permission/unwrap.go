@@ -832,7 +832,7 @@ func xargsRun(cmd []arg, replace string, items []arg) []arg {
 		cmd = []arg{{text: "echo"}}
 	}
 	if replace == "" {
-		return append(append([]arg(nil), cmd...), items...)
+		return slices.Concat(cmd, items)
 	}
 	return substitute(cmd, replace, items)
 }
@@ -888,14 +888,13 @@ func (r *reader) find(argv []arg, x *runCtx) {
 		for j < len(args) && args[j].text != ";" && !(args[j].text == "+" && j > i+1 && args[j-1].text == "{}") {
 			j++
 		}
-		cmd := append([]arg(nil), args[i+1:j]...)
+		cmd := args[i+1 : j]
 		r.out.unclear = r.out.unclear || strings.HasSuffix(args[i].text, "dir") // run in each file's directory: git there runs its repository's config
 		i = j
 		if len(cmd) == 0 {
 			continue
 		}
-		sub := &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true}
-		r.run(substitute(cmd, "{}", items), sub)
+		r.run(substitute(cmd, "{}", items), &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
 	}
 }
 
@@ -993,36 +992,23 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 	args := argv[1:]
 	cflag, sflag := false, false
 	i := 0
-	for ; i < len(args); i++ {
-		t := args[i].text
-		if args[i].dynamic {
-			break
-		}
-		if t == "--" || t == "-" {
+opts:
+	for ; i < len(args) && !args[i].dynamic; i++ {
+		switch t := args[i].text; {
+		case t == "--" || t == "-":
 			i++
-			break
-		}
-		if strings.HasPrefix(t, "--") {
+			break opts
+		case t == "--rcfile" || t == "--init-file":
+			i++
+		case strings.HasPrefix(t, "--"):
 			cflag = cflag || t == "--command"
-			if t == "--rcfile" || t == "--init-file" {
-				i++
-			}
-			continue
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+'):
+			cflag = cflag || strings.ContainsRune(t[1:], 'c')
+			sflag = sflag || strings.ContainsRune(t[1:], 's')
+			i += strings.Count(t[1:], "o") + strings.Count(t[1:], "O") // -o OPTION, -O SHOPT: each takes a word
+		default:
+			break opts
 		}
-		if len(t) > 1 && (t[0] == '-' || t[0] == '+') {
-			for _, c := range t[1:] {
-				switch c {
-				case 'c':
-					cflag = true
-				case 's':
-					sflag = true
-				case 'o', 'O':
-					i++
-				}
-			}
-			continue
-		}
-		break
 	}
 	ops := args[min(i, len(args)):]
 	switch {
@@ -1187,7 +1173,7 @@ func (r *reader) output(c *call) input {
 	switch c.prog() {
 	case "echo":
 		ops := c.argv[1:]
-		for len(ops) > 0 && (ops[0].text == "-n" || ops[0].text == "-e" || ops[0].text == "-E" || ops[0].text == "-ne" || ops[0].text == "-en") {
+		for len(ops) > 0 && slices.Contains([]string{"-n", "-e", "-E", "-ne", "-en"}, ops[0].text) {
 			ops = ops[1:]
 		}
 		s := joinArgs(ops)
