@@ -201,14 +201,12 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 		}
 	}
 	d, remembered := s.remembered(req)
-	if remembered && d == Deny { // refusing more never needs asking
+	why := MustAsk(req)
+	if remembered && (d == Deny || why == "") { // refusing more never needs asking
 		return Verdict{Decision: d, Reason: "remembered for this session", By: ByAlways}, true
 	}
-	if why := MustAsk(req); why != "" {
+	if why != "" {
 		return Verdict{Decision: Ask, Reason: why, Must: true, By: ByMustAsk}, true
-	}
-	if remembered {
-		return Verdict{Decision: d, Reason: "remembered for this session", By: ByAlways}, true
 	}
 	if g, ok := s.granted(req); ok { // granted asks Coverable
 		return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
@@ -426,14 +424,11 @@ func AlwaysKey(req Request) string {
 // unwrapShell returns the script of `bash -lc 'script'` (codex wraps every command so).
 func unwrapShell(command string) string {
 	argv, ok := plainCommand(command)
-	if !ok || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") {
+	if !ok || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") ||
+		!slices.Contains([]string{"bash", "sh", "zsh", "dash"}, progName(argv[0])) {
 		return command
 	}
-	switch progName(argv[0]) {
-	case "bash", "sh", "zsh", "dash":
-		return argv[2]
-	}
-	return command
+	return argv[2]
 }
 
 func (r *Rule) matchesAny(reqs []Request) bool {
@@ -499,11 +494,8 @@ func commandMatches(req Request, prefix string, any bool) bool {
 			layers = layers[:min(1, len(layers))]
 		}
 		hit := slices.ContainsFunc(layers, func(l []string) bool { return hasPrefix(l, want) }) && (any || !c.argv[0].dynamic) // ${G:-gpg} is what $G names
-		if hit && any {
-			return true
-		}
-		if !hit && !any {
-			return false
+		if hit == any {
+			return any // a deny's first hit, or an allow's first miss
 		}
 	}
 	return n > 0 && !any
@@ -553,13 +545,7 @@ func matchPath(glob string, req Request) bool {
 		ok, _ := doublestar.Match(glob, filepath.ToSlash(p))
 		return ok
 	}
-	if match(req.Path) {
-		return true
-	}
-	if req.Cwd != "" {
-		if rel, err := filepath.Rel(req.Cwd, req.Path); err == nil && match(rel) {
-			return true
-		}
-	}
-	return !strings.Contains(glob, "/") && match(filepath.Base(req.Path))
+	rel, err := filepath.Rel(req.Cwd, req.Path)
+	return match(req.Path) || req.Cwd != "" && err == nil && match(rel) ||
+		!strings.Contains(glob, "/") && match(filepath.Base(req.Path))
 }

@@ -193,11 +193,10 @@ func commandValue(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
 		return ""
 	}
-	words := make([]string, len(argv))
 	for i, a := range argv {
-		words[i] = quoteWord(a)
+		argv[i] = quoteWord(a)
 	}
-	return strings.Join(words, " ")
+	return strings.Join(argv, " ")
 }
 
 func argvOnly(tc adapters.ToolCall) bool {
