@@ -168,18 +168,16 @@ func AllowRule(pattern, name string) (Rule, error) {
 		return r, nil
 	}
 	arg = strings.TrimSpace(strings.TrimSuffix(arg, ")"))
-	switch toolKinds[strings.ToLower(tool)] {
-	case "execute":
-		r.Command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(arg, "*"), ":"))
-		if r.Command == "" {
-			return Rule{}, fmt.Errorf("%w: %q names no command", ErrInvalidRule, pattern)
-		}
-	default:
+	if toolKinds[strings.ToLower(tool)] != adapters.KindExecute {
 		g, err := pathPattern(arg)
 		if err != nil {
 			return Rule{}, err
 		}
 		r.Path, r.pathGlob = arg, g
+		return r, nil
+	}
+	if r.Command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(arg, "*"), ":")); r.Command == "" {
+		return Rule{}, fmt.Errorf("%w: %q names no command", ErrInvalidRule, pattern)
 	}
 	return r, nil
 }

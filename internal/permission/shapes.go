@@ -200,22 +200,18 @@ func commandValue(raw json.RawMessage) string {
 }
 
 func argvOnly(tc adapters.ToolCall) bool {
-	n, argvs := 0, 0
+	cmds, notArgv := 0, false
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
+		notArgv = notArgv || obj["args"] != nil
 		for _, k := range commandKeys {
+			var argv []string
 			if obj[k] != nil {
-				var argv []string
-				n++
-				if json.Unmarshal(obj[k], &argv) == nil {
-					argvs++
-				}
+				cmds++
+				notArgv = notArgv || json.Unmarshal(obj[k], &argv) != nil
 			}
 		}
-		if obj["args"] != nil {
-			n++
-		}
 	})
-	return n > 0 && n == argvs
+	return cmds > 0 && !notArgv
 }
 
 func quoteWord(a string) string {
