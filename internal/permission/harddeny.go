@@ -859,8 +859,7 @@ func forcePushMain(k *check) bool {
 
 // downloads tracks the files downloads write and refuses running them, or feeding one to a shell.
 func (k *check) downloads() {
-	r, c := k.r, k.c
-	prog := c.prog()
+	r, c, prog := k.r, k.c, k.c.prog()
 	runner := shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || prog == "source" || prog == "."
 	if archivers[prog] && (c.stdin.dl || slices.ContainsFunc(c.argv[1:], r.isDownloaded)) {
 		r.unpacked = true // what it unpacks is downloaded code too

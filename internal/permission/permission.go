@@ -460,11 +460,9 @@ func KindOfTool(name string) (kind adapters.ToolKind, ok bool) {
 }
 
 func toolMatches(tool string, req Request) bool {
-	if tool == "" || tool == "*" {
-		return true
-	}
 	t := strings.ToLower(tool)
-	return t == strings.ToLower(req.Tool) || t == string(req.Kind) || (toolKinds[t] != "" && toolKinds[t] == req.Kind)
+	return t == "" || t == "*" || t == strings.ToLower(req.Tool) || t == string(req.Kind) ||
+		(toolKinds[t] != "" && toolKinds[t] == req.Kind)
 }
 
 // commandMatches applies a rule's prefix to each simple command req runs. A deny matches when

@@ -95,12 +95,7 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 		}
 	}
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
-		for _, k := range fileKeys {
-			var p string
-			if json.Unmarshal(obj[k], &p) == nil {
-				raw = append(raw, p)
-			}
-		}
+		raw = appendStrings(raw, obj, fileKeys)
 		for _, k := range pathListKeys {
 			var ps []string
 			if json.Unmarshal(obj[k], &ps) == nil {
@@ -118,15 +113,19 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 // dirsOf is where a tool call's command runs when its raw input names it.
 func dirsOf(tc adapters.ToolCall, cwd string) []string {
 	var raw []string
-	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
-		for _, k := range dirKeys {
-			var p string
-			if json.Unmarshal(obj[k], &p) == nil {
-				raw = append(raw, p)
-			}
-		}
-	})
+	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) { raw = appendStrings(raw, obj, dirKeys) })
 	return absAll(raw, cwd)
+}
+
+// appendStrings appends the values of obj's keys that are strings.
+func appendStrings(out []string, obj map[string]json.RawMessage, keys []string) []string {
+	for _, k := range keys {
+		var s string
+		if json.Unmarshal(obj[k], &s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // absAll is the paths of raw that are not blank, absolute against cwd, each once.
