@@ -361,11 +361,10 @@ func (r *reader) pipeline(c *syntax.BinaryCmd, sc *scope, stdin input) input {
 	}
 	flatten(c.X)
 	flatten(c.Y)
-	in := stdin
 	for _, s := range stages {
-		in = r.stmt(s, sc.clone(), in)
+		stdin = r.stmt(s, sc.clone(), stdin)
 	}
-	return in
+	return stdin
 }
 
 func (r *reader) forClause(c *syntax.ForClause, sc *scope) {
