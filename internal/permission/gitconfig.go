@@ -488,13 +488,12 @@ func gitSection(s string, i int) (string, int, bool) {
 	if j < len(s) && s[j] == ']' {
 		return name, j + 1, name != ""
 	}
-	if k := gitSpan(s, j, func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }); k == j || k >= len(s) || s[k] != '"' {
+	k := gitSpan(s, j, func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' })
+	if k == j || k >= len(s) || s[k] != '"' {
 		return "", 0, false
-	} else {
-		j = k
 	}
 	var sub strings.Builder
-	for j++; j < len(s) && s[j] != '"'; j++ {
+	for j = k + 1; j < len(s) && s[j] != '"'; j++ {
 		if s[j] == '\\' {
 			j++
 		}

@@ -110,11 +110,10 @@ type grantsFile struct {
 
 // List returns the live grants, by project then age.
 func (g *Grants) List() ([]Grant, error) {
-	all, err := g.read()
+	live, err := g.read()
 	if err != nil {
 		return nil, err
 	}
-	live := g.live(all)
 	slices.SortStableFunc(live, func(a, b Grant) int {
 		return cmp.Or(strings.Compare(a.Project, b.Project), a.Created.Compare(b.Created))
 	})
@@ -123,11 +122,11 @@ func (g *Grants) List() ([]Grant, error) {
 
 // Match returns the live grant, of project or user-wide, that lets agent run what key covers.
 func (g *Grants) Match(project, agent, key string) (Grant, bool, error) {
-	all, err := g.read()
+	live, err := g.read()
 	if err != nil {
 		return Grant{}, false, err
 	}
-	for _, gr := range g.live(all) {
+	for _, gr := range live {
 		if (gr.Project == project || gr.Project == AnyProject) && (gr.Agent == "" || gr.Agent == agent) && gr.Key() == key {
 			return gr, true, nil
 		}
@@ -179,11 +178,7 @@ func (g *Grants) Clear(project string) (int, error) {
 	return n, err
 }
 
-func (g *Grants) live(all []Grant) []Grant {
-	now := g.now()
-	return slices.DeleteFunc(slices.Clone(all), func(gr Grant) bool { return !now.Before(gr.Expires) })
-}
-
+// read returns the file's live grants.
 func (g *Grants) read() ([]Grant, error) {
 	b, err := os.ReadFile(g.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -196,7 +191,8 @@ func (g *Grants) read() ([]Grant, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (fix it, or remove it to drop every grant)", ErrGrantsCorrupt, g.path, err)
 	}
-	return f.Grants, nil
+	now := g.now()
+	return slices.DeleteFunc(f.Grants, func(gr Grant) bool { return !now.Before(gr.Expires) }), nil
 }
 
 // update applies change to the live grants under the lock and writes the result.
@@ -209,11 +205,11 @@ func (g *Grants) update(change func([]Grant) ([]Grant, error)) error {
 		return fmt.Errorf("grants: %w", err)
 	}
 	defer unlock()
-	all, err := g.read()
+	live, err := g.read()
 	if err != nil {
 		return err
 	}
-	list, err := change(g.live(all))
+	list, err := change(live)
 	if err != nil {
 		return err
 	}

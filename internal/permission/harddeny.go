@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"io/fs"
 	"os"
 	"path"
@@ -14,10 +15,7 @@ import (
 // "always" answer lifts these, on any path (native loop, ACP relay, hub run --approve).
 func HardDeny(req Request) (string, bool) {
 	if req.Command != "" {
-		if rd := req.reading(); rd.deny != "" {
-			return rd.deny, true
-		}
-		if why := req.windowsDeny(); why != "" {
+		if why := cmp.Or(req.reading().deny, req.windowsDeny()); why != "" {
 			return why, true
 		}
 	}
@@ -271,28 +269,24 @@ func (k *check) onDisk(a arg, follows bool) []arg {
 }
 
 func hasShort(args []arg, letters string) bool {
-	for _, a := range args {
+	return slices.ContainsFunc(beforeDashes(args), func(a arg) bool {
 		t := a.text
-		if t == "--" {
-			return false
-		}
-		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t[1:], letters) {
-			return true
-		}
-	}
-	return false
+		return len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t[1:], letters)
+	})
 }
 
 func hasLong(args []arg, names ...string) bool {
-	for _, a := range args {
-		if a.text == "--" {
-			return false
-		}
-		if slices.ContainsFunc(names, func(n string) bool { return a.text == n || strings.HasPrefix(a.text, n+"=") }) {
-			return true
-		}
+	return slices.ContainsFunc(beforeDashes(args), func(a arg) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return a.text == n || strings.HasPrefix(a.text, n+"=") })
+	})
+}
+
+// beforeDashes are the words before "--", which ends the options.
+func beforeDashes(args []arg) []arg {
+	if i := slices.IndexFunc(args, func(a arg) bool { return a.text == "--" }); i >= 0 {
+		return args[:i]
 	}
-	return false
+	return args
 }
 
 func deletes(k *check) bool {
@@ -865,8 +859,7 @@ func forcePushMain(k *check) bool {
 
 // downloads tracks the files downloads write and refuses running them, or feeding one to a shell.
 func (k *check) downloads() {
-	r, c := k.r, k.c
-	prog := c.prog()
+	r, c, prog := k.r, k.c, k.c.prog()
 	runner := shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || prog == "source" || prog == "."
 	if archivers[prog] && (c.stdin.dl || slices.ContainsFunc(c.argv[1:], r.isDownloaded)) {
 		r.unpacked = true // what it unpacks is downloaded code too
@@ -905,17 +898,16 @@ func (r *reader) isDownloaded(a arg) bool {
 // downloadTargets are the files curl, wget & co. write: -o/-O/--output values (wget's log too;
 // one missing is "") and the URLs' base names (not curl's without -O), under -P/--output-dir.
 func (k *check) downloadTargets(prog string, args []arg) []arg {
-	has := func(f func(string) bool) bool {
-		return slices.ContainsFunc(args, func(a arg) bool { return f(a.text) })
-	}
 	outs, dirs := "oO", "P"
 	if prog == "curl" {
 		outs, dirs = "o", ""
 	}
 	out, _ := k.optValues(append(args, arg{}), outs, "--output --output-document --out", "")
 	dir, _ := k.optValues(append(args, arg{}), dirs, "--directory-prefix --output-dir", "")
-	if prog != "curl" || has(func(t string) bool { return t == "--remote-name" || t == "--remote-name-all" }) ||
-		has(func(t string) bool { return len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "O") }) {
+	if prog != "curl" || slices.ContainsFunc(args, func(a arg) bool { // curl -O, --remote-name
+		t := a.text
+		return t == "--remote-name" || t == "--remote-name-all" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "O")
+	}) {
 		for _, a := range args {
 			u, _, _ := strings.Cut(a.text, "?")
 			u, _, _ = strings.Cut(u, "#")

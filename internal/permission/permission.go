@@ -168,18 +168,16 @@ func AllowRule(pattern, name string) (Rule, error) {
 		return r, nil
 	}
 	arg = strings.TrimSpace(strings.TrimSuffix(arg, ")"))
-	switch toolKinds[strings.ToLower(tool)] {
-	case "execute":
-		r.Command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(arg, "*"), ":"))
-		if r.Command == "" {
-			return Rule{}, fmt.Errorf("%w: %q names no command", ErrInvalidRule, pattern)
-		}
-	default:
+	if toolKinds[strings.ToLower(tool)] != adapters.KindExecute {
 		g, err := pathPattern(arg)
 		if err != nil {
 			return Rule{}, err
 		}
 		r.Path, r.pathGlob = arg, g
+		return r, nil
+	}
+	if r.Command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(arg, "*"), ":")); r.Command == "" {
+		return Rule{}, fmt.Errorf("%w: %q names no command", ErrInvalidRule, pattern)
 	}
 	return r, nil
 }
@@ -201,14 +199,12 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 		}
 	}
 	d, remembered := s.remembered(req)
-	if remembered && d == Deny { // refusing more never needs asking
+	why := MustAsk(req)
+	if remembered && (d == Deny || why == "") { // refusing more never needs asking
 		return Verdict{Decision: d, Reason: "remembered for this session", By: ByAlways}, true
 	}
-	if why := MustAsk(req); why != "" {
+	if why != "" {
 		return Verdict{Decision: Ask, Reason: why, Must: true, By: ByMustAsk}, true
-	}
-	if remembered {
-		return Verdict{Decision: d, Reason: "remembered for this session", By: ByAlways}, true
 	}
 	if g, ok := s.granted(req); ok { // granted asks Coverable
 		return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
@@ -426,14 +422,11 @@ func AlwaysKey(req Request) string {
 // unwrapShell returns the script of `bash -lc 'script'` (codex wraps every command so).
 func unwrapShell(command string) string {
 	argv, ok := plainCommand(command)
-	if !ok || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") {
+	if !ok || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") ||
+		!slices.Contains([]string{"bash", "sh", "zsh", "dash"}, progName(argv[0])) {
 		return command
 	}
-	switch progName(argv[0]) {
-	case "bash", "sh", "zsh", "dash":
-		return argv[2]
-	}
-	return command
+	return argv[2]
 }
 
 func (r *Rule) matchesAny(reqs []Request) bool {
@@ -467,11 +460,9 @@ func KindOfTool(name string) (kind adapters.ToolKind, ok bool) {
 }
 
 func toolMatches(tool string, req Request) bool {
-	if tool == "" || tool == "*" {
-		return true
-	}
 	t := strings.ToLower(tool)
-	return t == strings.ToLower(req.Tool) || t == string(req.Kind) || (toolKinds[t] != "" && toolKinds[t] == req.Kind)
+	return t == "" || t == "*" || t == strings.ToLower(req.Tool) || t == string(req.Kind) ||
+		(toolKinds[t] != "" && toolKinds[t] == req.Kind)
 }
 
 // commandMatches applies a rule's prefix to each simple command req runs. A deny matches when
@@ -499,11 +490,8 @@ func commandMatches(req Request, prefix string, any bool) bool {
 			layers = layers[:min(1, len(layers))]
 		}
 		hit := slices.ContainsFunc(layers, func(l []string) bool { return hasPrefix(l, want) }) && (any || !c.argv[0].dynamic) // ${G:-gpg} is what $G names
-		if hit && any {
-			return true
-		}
-		if !hit && !any {
-			return false
+		if hit == any {
+			return any // a deny's first hit, or an allow's first miss
 		}
 	}
 	return n > 0 && !any
@@ -553,13 +541,7 @@ func matchPath(glob string, req Request) bool {
 		ok, _ := doublestar.Match(glob, filepath.ToSlash(p))
 		return ok
 	}
-	if match(req.Path) {
-		return true
-	}
-	if req.Cwd != "" {
-		if rel, err := filepath.Rel(req.Cwd, req.Path); err == nil && match(rel) {
-			return true
-		}
-	}
-	return !strings.Contains(glob, "/") && match(filepath.Base(req.Path))
+	rel, err := filepath.Rel(req.Cwd, req.Path)
+	return match(req.Path) || req.Cwd != "" && err == nil && match(rel) ||
+		!strings.Contains(glob, "/") && match(filepath.Base(req.Path))
 }

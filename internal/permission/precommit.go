@@ -44,11 +44,8 @@ func (r *reader) preCommit(name string, args []arg, x *runCtx) {
 	if sub.dynamic || sub.text == "install" || sub.text == "uninstall" || sub.text == "init-templatedir" {
 		r.writesHooks(x)
 	}
-	switch {
-	case sub.text == "try-repo":
-		r.out.unclear = true // a repository's hooks, cloned and run
-		return
-	case !sub.dynamic && sub.text != "run" && sub.text != "hook-impl" && sub.text != "install-hooks" && (sub.text != "install" || !hasLong(args, "--install-hooks")):
+	r.out.unclear = r.out.unclear || sub.text == "try-repo" // a repository's hooks, cloned and run
+	if !sub.dynamic && sub.text != "run" && sub.text != "hook-impl" && sub.text != "install-hooks" && (sub.text != "install" || !hasLong(args, "--install-hooks")) {
 		return
 	}
 	cfgs, _ := (&check{r: r}).optValues(args, "c", "--config", "")
@@ -82,20 +79,13 @@ func (r *reader) preCommitConfigs(cfgs []arg, x *runCtx, hook bool) {
 	}
 }
 
-type preCommitHook struct {
-	Entry, Language string
-	Args            []string
-	Deps            []string `yaml:"additional_dependencies"`
-}
-
 // preCommitConfig reads the local hooks of the config at p: entry and args as one command
 // line. A config hub cannot read (too big, not YAML as pre-commit wants it) is unclear.
 func (r *reader) preCommitConfig(p string, hook bool) {
-	key := "pre-commit " + p
-	if r.active[key] {
+	if r.active["pre-commit "+p] {
 		return
 	}
-	r.active[key] = true
+	r.active["pre-commit "+p] = true
 	r.readsProg(nil, false, p)
 	b, err := readCapped(p, maxGitConfig)
 	sum := sha256.Sum256(b)
@@ -104,7 +94,11 @@ func (r *reader) preCommitConfig(p string, hook bool) {
 	var conf struct {
 		Repos []struct {
 			Repo  string
-			Hooks []preCommitHook
+			Hooks []struct {
+				Entry, Language string
+				Args            []string
+				Deps            []string `yaml:"additional_dependencies"`
+			}
 		}
 	}
 	if err != nil || len(b) > maxGitConfig || yaml.Unmarshal(b, &conf) != nil {
@@ -112,11 +106,8 @@ func (r *reader) preCommitConfig(p string, hook bool) {
 		return
 	}
 	for _, repo := range conf.Repos {
-		if repo.Repo == "meta" {
-			continue
-		}
 		if repo.Repo != "local" {
-			r.out.unclear = r.out.unclear || !hook
+			r.out.unclear = r.out.unclear || !hook && repo.Repo != "meta"
 			continue
 		}
 		for _, h := range repo.Hooks {
@@ -159,11 +150,10 @@ func (r *reader) lefthook(x *runCtx) {
 		for _, f := range lefthookFiles {
 			p := path.Join(gitWorkRoot(d), f)
 			r.readsProg(nil, false, p) // also one the line makes
-			if key := "lefthook " + p; !exists(p, false) || r.active[key] {
+			if !exists(p, false) || r.active["lefthook "+p] {
 				continue
-			} else {
-				r.active[key] = true
 			}
+			r.active["lefthook "+p] = true
 			b, err := readCapped(p, maxGitConfig)
 			sum := sha256.Sum256(b)
 			r.out.repos = append(r.out.repos, path.Dir(p))

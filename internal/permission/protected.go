@@ -50,12 +50,7 @@ func credStoreAt(rel string, parents bool) bool {
 	return slices.ContainsFunc(credStores, func(s string) bool {
 		store := strings.Split(s, "/")
 		n := min(len(parts), len(store))
-		for i := range n {
-			if !names(parts[i], store[i]) {
-				return false
-			}
-		}
-		return len(parts) >= len(store) || parents
+		return slices.EqualFunc(parts[:n], store[:n], names) && (len(parts) >= len(store) || parents)
 	})
 }
 
@@ -99,10 +94,8 @@ func (r *reader) protected(p string, recursive bool) bool {
 		return true // a mounted disk
 	}
 	h, rel := r.homeOf(p)
-	if h == "" {
-		return false
-	}
-	return rel == "" || !strings.Contains(rel, "/") && slices.ContainsFunc(slices.Collect(maps.Keys(homeDirs)), func(d string) bool { return strings.EqualFold(d, rel) })
+	return h != "" && (rel == "" || !strings.Contains(rel, "/") &&
+		slices.ContainsFunc(slices.Collect(maps.Keys(homeDirs)), func(d string) bool { return strings.EqualFold(d, rel) }))
 }
 
 // winRoot: a drive (C:\ is /c in the shells of Windows) and its system directories.
@@ -112,11 +105,9 @@ var (
 )
 
 func inSystemTree(p string) bool {
-	if winSystem.MatchString(strings.ToLower(p)) {
-		return true
-	}
-	return !slices.ContainsFunc(systemFree, func(f string) bool { return strings.HasPrefix(p, f) || p+"/" == f }) &&
-		slices.ContainsFunc(systemTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
+	return winSystem.MatchString(strings.ToLower(p)) ||
+		!slices.ContainsFunc(systemFree, func(f string) bool { return strings.HasPrefix(p, f) || p+"/" == f }) &&
+			slices.ContainsFunc(systemTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
 }
 
 func (r *reader) inCredStore(p string, parents bool) bool {
@@ -243,8 +234,5 @@ func candidates(homes []string) []string {
 // globMatch is shell pattern matching; a pattern Go cannot read matches what shares its prefix.
 func globMatch(pattern, name string) bool {
 	ok, err := path.Match(strings.ReplaceAll(pattern, "[!", "[^"), name)
-	if err != nil {
-		return strings.HasPrefix(name, literalPrefix(pattern))
-	}
-	return ok
+	return ok || err != nil && strings.HasPrefix(name, literalPrefix(pattern))
 }

@@ -95,12 +95,7 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 		}
 	}
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
-		for _, k := range fileKeys {
-			var p string
-			if json.Unmarshal(obj[k], &p) == nil {
-				raw = append(raw, p)
-			}
-		}
+		raw = appendStrings(raw, obj, fileKeys)
 		for _, k := range pathListKeys {
 			var ps []string
 			if json.Unmarshal(obj[k], &ps) == nil {
@@ -118,15 +113,19 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 // dirsOf is where a tool call's command runs when its raw input names it.
 func dirsOf(tc adapters.ToolCall, cwd string) []string {
 	var raw []string
-	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
-		for _, k := range dirKeys {
-			var p string
-			if json.Unmarshal(obj[k], &p) == nil {
-				raw = append(raw, p)
-			}
-		}
-	})
+	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) { raw = appendStrings(raw, obj, dirKeys) })
 	return absAll(raw, cwd)
+}
+
+// appendStrings appends the values of obj's keys that are strings.
+func appendStrings(out []string, obj map[string]json.RawMessage, keys []string) []string {
+	for _, k := range keys {
+		var s string
+		if json.Unmarshal(obj[k], &s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // absAll is the paths of raw that are not blank, absolute against cwd, each once.
@@ -193,30 +192,25 @@ func commandValue(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
 		return ""
 	}
-	words := make([]string, len(argv))
 	for i, a := range argv {
-		words[i] = quoteWord(a)
+		argv[i] = quoteWord(a)
 	}
-	return strings.Join(words, " ")
+	return strings.Join(argv, " ")
 }
 
 func argvOnly(tc adapters.ToolCall) bool {
-	n, argvs := 0, 0
+	cmds, notArgv := 0, false
 	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
+		notArgv = notArgv || obj["args"] != nil
 		for _, k := range commandKeys {
+			var argv []string
 			if obj[k] != nil {
-				var argv []string
-				n++
-				if json.Unmarshal(obj[k], &argv) == nil {
-					argvs++
-				}
+				cmds++
+				notArgv = notArgv || json.Unmarshal(obj[k], &argv) != nil
 			}
 		}
-		if obj["args"] != nil {
-			n++
-		}
 	})
-	return n > 0 && n == argvs
+	return cmds > 0 && !notArgv
 }
 
 func quoteWord(a string) string {

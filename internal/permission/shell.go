@@ -183,10 +183,7 @@ func toSlash(p string) string {
 
 func homeDir() string {
 	h, _ := os.UserHomeDir()
-	if h == "" {
-		return "/nonexistent-home"
-	}
-	return path.Clean(toSlash(h))
+	return path.Clean(toSlash(cmp.Or(h, "/nonexistent-home")))
 }
 
 func (r *reader) script(src string, sc *scope, stdin input) {
@@ -197,9 +194,7 @@ func (r *reader) script(src string, sc *scope, stdin input) {
 	r.depth++
 	defer func() { r.depth-- }()
 	stmts, err := parseStmts(src)
-	if err != nil {
-		r.out.unclear = true
-	}
+	r.out.unclear = r.out.unclear || err != nil
 	for _, st := range stmts {
 		r.stmt(st, sc, stdin)
 	}
@@ -233,10 +228,9 @@ func (r *reader) stmts(list []*syntax.Stmt, sc *scope) {
 }
 
 func (r *reader) branch(list []*syntax.Stmt, sc *scope) {
-	was := sc.cond
+	defer func(was bool) { sc.cond = was }(sc.cond)
 	sc.cond = true
 	r.stmts(list, sc)
-	sc.cond = was
 }
 
 // stmt walks one statement and returns what it writes to stdout.
@@ -244,8 +238,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 	if st == nil {
 		return input{}
 	}
-	r.steps++
-	if r.steps > maxSteps {
+	if r.steps++; r.steps > maxSteps {
 		r.out.unclear = true
 		return input{}
 	}
@@ -368,11 +361,10 @@ func (r *reader) pipeline(c *syntax.BinaryCmd, sc *scope, stdin input) input {
 	}
 	flatten(c.X)
 	flatten(c.Y)
-	in := stdin
 	for _, s := range stages {
-		in = r.stmt(s, sc.clone(), in)
+		stdin = r.stmt(s, sc.clone(), stdin)
 	}
-	return in
+	return stdin
 }
 
 func (r *reader) forClause(c *syntax.ForClause, sc *scope) {

@@ -223,10 +223,7 @@ func (k *check) spared(prog string, args []arg) bool {
 // noKubeconfig: eksctl's last --write-kubeconfig is false.
 func noKubeconfig(args []arg) bool {
 	last := ""
-	for _, a := range args {
-		if a.text == "--" {
-			break
-		}
+	for _, a := range beforeDashes(args) {
 		if v, ok := strings.CutPrefix(a.text, "--write-kubeconfig"); ok {
 			last = v
 			if a.dynamic {

@@ -144,17 +144,11 @@ func overlaps(rd, w progFile, forms map[string][]string) bool {
 // and macOS do (letter case, 8.3 names) and a glob's part as a pattern.
 func within(p, dir string) bool {
 	pp, dp := winNames(path.Clean(p)), winNames(path.Clean(dir))
-	if len(pp) < len(dp) {
-		return false
-	}
-	for i, d := range dp {
-		m1, _ := path.Match(d, pp[i])
-		m2, _ := path.Match(pp[i], d)
-		if !m1 && !m2 && !names(pp[i], d) && !names(d, pp[i]) {
-			return false
-		}
-	}
-	return true
+	return len(pp) >= len(dp) && slices.EqualFunc(pp[:len(dp)], dp, func(p, d string) bool {
+		m1, _ := path.Match(d, p)
+		m2, _ := path.Match(p, d)
+		return m1 || m2 || names(p, d) || names(d, p)
+	})
 }
 
 // awkInPlace are the files gawk -i inplace rewrites: its operands but the
