@@ -320,12 +320,14 @@ func TestPlanStart_ResumesForksOrBriefs(t *testing.T) {
 }
 
 // A resumed session's first turn runs again briefed only when it failed
-// before any tool call started, and not for a cancel, a hook, the budget,
+// before any tool call or text, and not for a cancel, a hook, the budget,
 // or the agent's login or provider.
 func TestResumeLost_OnlyAFailureThatDidNothing(t *testing.T) {
 	fail := func(e adapters.ErrorInfo) *adapters.ErrorInfo { return &e }
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
+	answered := &Digest{}
+	answered.Note(adapters.Event{Type: adapters.EventText, Text: "half an answer"})
 	for _, tt := range []struct {
 		name string
 		ctx  context.Context
@@ -338,6 +340,7 @@ func TestResumeLost_OnlyAFailureThatDidNothing(t *testing.T) {
 		{name: "answered", oc: Outcome{Ending: Answered}},
 		{name: "stuck", oc: Outcome{Ending: Stuck}},
 		{name: "a tool call started", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeCrash}), Digest: &Digest{ToolCalls: []ToolCall{{Title: "Read a.go"}}}}},
+		{name: "answered, then exited", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeCrash}), Digest: answered}},
 		{name: "cancelled", ctx: cancelled, oc: Outcome{Ending: Lost, Failure: fail(adapters.ErrorInfo{Message: "cancelled"})}},
 		{name: "a hook blocked it", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeHook})}},
 		{name: "over budget", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeBudget})}},

@@ -92,10 +92,10 @@ func TestContinue_GoesOnAfterHubRestarted(t *testing.T) {
 
 // A continue after hub restarted whose resumed agent session fails at its
 // first prompt (claude's "No conversation found": the agent's stored
-// session is gone) before any tool call started runs again, once, on a
+// session is gone) before any tool call or text runs again, once, on a
 // fresh start briefed from hub's record, and says so; follow-ups go to that
-// start. A turn that did something, or a start that resumed nothing, is
-// not run again.
+// start. A turn that did something or answered, or a start that resumed
+// nothing, is not run again.
 func TestContinue_BriefedWhenTheResumedSessionIsLost(t *testing.T) {
 	answer := []adapters.Event{{Type: adapters.EventText, Text: "fake answered"}, {Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
 	lost := []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "No conversation found with session ID: fake-session",
@@ -117,6 +117,8 @@ func TestContinue_BriefedWhenTheResumedSessionIsLost(t *testing.T) {
 			script: [][]adapters.Event{answer, lost, answer}, retry: true},
 		{name: "lost again: once only", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, lost, lost}, retry: true, fails: true},
 		{name: "a tool call started", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, append([]adapters.Event{read}, lost...), answer},
+			fails: true},
+		{name: "it answered", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, append([]adapters.Event{answer[0]}, lost...), answer},
 			fails: true},
 		{name: "not logged in", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, loggedOut, answer}, fails: true},
 		{name: "nothing resumed", script: [][]adapters.Event{answer, lost, answer}, fails: true},
