@@ -293,6 +293,32 @@ func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief s
 	return StartPlan{Lead: brief}
 }
 
+// ResumeLost says a turn, the first on a session resumed from the agent's
+// own session, failed as one whose stored session is gone (removed, corrupt,
+// another version's) before any tool call or text: the front end runs it
+// again, once, on a fresh start briefed from hub's record. A cancelled,
+// blocked, stuck or over-budget turn, or one the agent's login or provider
+// failed, is not.
+func ResumeLost(ctx context.Context, oc Outcome) bool {
+	switch {
+	case ctx.Err() != nil || oc.Ending != Failed && oc.Ending != Lost || oc.Failure == nil || oc.Failure.Code == adapters.CodeHook || oc.Failure.Code == adapters.CodeBudget:
+		return false
+	case oc.Digest != nil && (len(oc.Digest.ToolCalls) > 0 || oc.Digest.Text() != ""): // it did something, or read the prompt: never again
+		return false
+	}
+	switch Classify(oc.Failure) {
+	case ClassAuth, ClassRateLimit, ClassProvider, ClassNotInstalled:
+		return false
+	}
+	return true
+}
+
+// BriefedLine tells the user that agent went on afresh, briefed, after
+// ResumeLost.
+func BriefedLine(agent string, f *adapters.ErrorInfo) string {
+	return fmt.Sprintf("%s could not go on in its own session (%s); hub started it afresh, briefed on the conversation", agent, f.Message)
+}
+
 func (p StartPlan) Briefs() bool { return p.Lead != "" || p.Instructions != "" }
 
 // Apply puts the briefing ahead of so's own instructions.

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -313,6 +314,43 @@ func TestPlanStart_ResumesForksOrBriefs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := PlanStart(tt.caps, tt.id, tt.fork, tt.missed, tt.brief); got != tt.want {
 				t.Fatalf("PlanStart = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A resumed session's first turn runs again briefed only when it failed
+// before any tool call or text, and not for a cancel, a hook, the budget,
+// or the agent's login or provider.
+func TestResumeLost_OnlyAFailureThatDidNothing(t *testing.T) {
+	fail := func(e adapters.ErrorInfo) *adapters.ErrorInfo { return &e }
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	answered := &Digest{}
+	answered.Note(adapters.Event{Type: adapters.EventText, Text: "half an answer"})
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		oc   Outcome
+		want bool
+	}{
+		{name: "exited at the prompt", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "No conversation found"})}, want: true},
+		{name: "prompt never taken", oc: Outcome{Ending: Lost, Failure: fail(adapters.ErrorInfo{Message: "broken pipe"})}, want: true},
+		{name: "an error", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Message: "session file is corrupt"}), Digest: &Digest{}}, want: true},
+		{name: "answered", oc: Outcome{Ending: Answered}},
+		{name: "stuck", oc: Outcome{Ending: Stuck}},
+		{name: "a tool call started", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeCrash}), Digest: &Digest{ToolCalls: []ToolCall{{Title: "Read a.go"}}}}},
+		{name: "answered, then exited", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeCrash}), Digest: answered}},
+		{name: "cancelled", ctx: cancelled, oc: Outcome{Ending: Lost, Failure: fail(adapters.ErrorInfo{Message: "cancelled"})}},
+		{name: "a hook blocked it", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeHook})}},
+		{name: "over budget", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeBudget})}},
+		{name: "not logged in", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Code: adapters.CodeAuth})}},
+		{name: "rate-limited", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Status: 429})}},
+		{name: "provider failing", oc: Outcome{Ending: Failed, Failure: fail(adapters.ErrorInfo{Status: 503})}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ResumeLost(cmp.Or[context.Context](tt.ctx, context.Background()), tt.oc); got != tt.want {
+				t.Errorf("ResumeLost = %v, want %v", got, tt.want)
 			}
 		})
 	}

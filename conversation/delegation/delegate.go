@@ -100,6 +100,9 @@ type Result struct {
 	Denied         []string                `json:"denied,omitempty"`
 	Error          string                  `json:"error,omitempty"`
 	Warnings       []string                `json:"warnings,omitempty"` // the hooks that failed on the turn
+	// Briefed says why the agent, whose own session could not go on, took
+	// the turn afresh, briefed on the conversation (conversation.ResumeLost).
+	Briefed string `json:"briefed,omitempty"`
 }
 
 // Progress receives one line per step of a turn (a tool call, its end).
@@ -136,6 +139,10 @@ type live struct {
 	agentSession string
 	unbriefed    bool
 	created      time.Time
+	// resumed: sess resumed the agent's own session and took no prompt
+	// yet; fresh starts the agent afresh, briefed on brief (and its lead).
+	resumed bool
+	fresh   func(ctx context.Context) (adapters.Session, string, error)
 }
 
 func New(o Options) *Delegator {
@@ -342,13 +349,22 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	l.hooks, l.audit = conversation.Observers(a.Capabilities(), d.o.Hooks, d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
 		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 	})
+	fresh := so
+	l.fresh = func(ctx context.Context) (adapters.Session, string, error) {
+		l.tmu.Lock()
+		p := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
+		l.tmu.Unlock()
+		so := fresh
+		p.Apply(&so)
+		sess, err := a.Start(ctx, so)
+		return sess, p.Lead, err
+	}
 	sess, err := a.Start(ctx, so)
 	if err != nil && so.ResumeID != "" && ctx.Err() == nil && !errors.Is(err, adapters.ErrNotInstalled) && !errors.Is(err, adapters.ErrNotAuthenticated) &&
 		!errors.Is(err, adapters.ErrBadCwd) {
 		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("resume failed; starting the delegate afresh, briefed")
-		plan = conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
-		plan.Apply(&so)
-		sess, err = a.Start(ctx, so)
+		so.ResumeID = ""
+		sess, plan.Lead, err = l.fresh(ctx)
 	}
 	if err == nil && ctx.Err() != nil { // cancelled while it started
 		_ = sess.Close()
@@ -358,8 +374,30 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 		l.hooks.Close()
 		return nil, adapters.NotStarted(r.Agent, err)
 	}
-	l.sess, l.lead, l.agentSession = sess, plan.Lead, so.ResumeID
+	l.sess, l.lead, l.agentSession, l.resumed = sess, plan.Lead, so.ResumeID, so.ResumeID != ""
 	return l, nil
+}
+
+// rebrief replaces l's session, whose resume ResumeLost found gone, with a
+// fresh start briefed on l's conversation, unless l was dropped meanwhile.
+func (d *Delegator) rebrief(ctx context.Context, l *live) error {
+	sess, lead, err := l.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	l.tmu.Lock()
+	old := l.sess
+	l.sess, l.lead = sess, lead
+	l.tmu.Unlock()
+	_ = old.Close()
+	d.mu.Lock()
+	kept := !d.closed && d.sessions[l.id] == l
+	d.mu.Unlock()
+	if !kept { // closed while it started: nothing else closes sess
+		_ = sess.Close()
+		return adapters.ErrClosed
+	}
+	return nil
 }
 
 // MaxTurns bounds the delegate turns running at once: a calling agent that
@@ -443,12 +481,18 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, d.o.Timeout))
 	defer cancel()
-	dg := &conversation.Digest{}
-	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(r.Prompt), Lead: func() string { return l.lead },
-		Reached: func() { l.lead = "" }, Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
-		Watch: fallback, WatchBound: d.o.ProviderTimeout})
+	dg, oc, err := l.turn(ctx, d.o, r, fallback, progress)
+	briefed := ""
+	if l.resumed && conversation.ResumeLost(ctx, oc) && d.rebrief(ctx, l) == nil {
+		briefed = conversation.BriefedLine(l.agent, oc.Failure)
+		if progress != nil {
+			progress("hub: " + briefed)
+		}
+		dg, oc, err = l.turn(ctx, d.o, r, fallback, progress)
+	}
+	l.resumed = false
 	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
-		ToolCalls: append([]conversation.ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings}
+		ToolCalls: append([]conversation.ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings, Briefed: briefed}
 	for _, c := range dg.Refused {
 		res.Denied = append(res.Denied, c.Title+": "+c.Reason)
 	}
@@ -482,6 +526,14 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	return res, class, toolStarted, nil
 }
 
+func (l *live) turn(ctx context.Context, o Options, r Request, fallback bool, progress Progress) (*conversation.Digest, conversation.Outcome, error) {
+	dg := &conversation.Digest{}
+	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(r.Prompt), Lead: func() string { return l.lead },
+		Reached: func() { l.lead = "" }, Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(o, dg, progress), Workspace: l.cwd, Digest: dg,
+		Watch: fallback, WatchBound: o.ProviderTimeout})
+	return dg, oc, err
+}
+
 func (l *live) emit(o Options, dg *conversation.Digest, progress Progress) func(adapters.Event) {
 	return func(ev adapters.Event) {
 		if o.Observe != nil {
@@ -508,8 +560,11 @@ func (l *live) crashLoop() error {
 }
 
 func (l *live) close() {
-	if l.sess != nil { // nil: read from its record, not started
-		_ = l.sess.Close()
+	l.tmu.Lock()
+	sess := l.sess // rebrief may replace it
+	l.tmu.Unlock()
+	if sess != nil { // nil: read from its record, not started
+		_ = sess.Close()
 	}
 	l.hooks.Close()
 	l.audit.Close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,85 @@ func TestContinue_GoesOnAfterHubRestarted(t *testing.T) {
 			}
 			if briefed := strings.Contains(brief, "read the parser") && strings.Contains(brief, "fake answered"); briefed != (tt.wantResumeID == "") {
 				t.Errorf("briefing %q: want one (with the first turn) only when the agent's own session was not resumed", brief)
+			}
+		})
+	}
+}
+
+// A continue after hub restarted whose resumed agent session fails at its
+// first prompt (claude's "No conversation found": the agent's stored
+// session is gone) before any tool call or text runs again, once, on a
+// fresh start briefed from hub's record, and says so; follow-ups go to that
+// start. A turn that did something or answered, or a start that resumed
+// nothing, is not run again.
+func TestContinue_BriefedWhenTheResumedSessionIsLost(t *testing.T) {
+	answer := []adapters.Event{{Type: adapters.EventText, Text: "fake answered"}, {Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
+	lost := []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "No conversation found with session ID: fake-session",
+		Code: adapters.CodeCrash, Fatal: true}}}
+	lostQuietly := []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "No conversation found", Fatal: true}}}
+	read := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Name: "Read", Title: "Read a.go", Kind: adapters.KindRead,
+		Status: adapters.StatusPending}}
+	loggedOut := []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "not logged in", Code: adapters.CodeAuth, Fatal: true}}}
+	tests := []struct {
+		name   string
+		caps   adapters.Capabilities
+		script [][]adapters.Event // by prompt: the first turn before the restart, the continue's, a retry's
+		retry  bool               // one more start, briefed, takes the continue
+		fails  bool
+	}{
+		{name: "lost, the agent exited", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, lost, answer}, retry: true},
+		{name: "lost, an error", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, lostQuietly, answer}, retry: true},
+		{name: "lost, briefed in its instructions", caps: adapters.Capabilities{Resume: true, Instructions: true},
+			script: [][]adapters.Event{answer, lost, answer}, retry: true},
+		{name: "lost again: once only", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, lost, lost}, retry: true, fails: true},
+		{name: "a tool call started", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, append([]adapters.Event{read}, lost...), answer},
+			fails: true},
+		{name: "it answered", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, append([]adapters.Event{answer[0]}, lost...), answer},
+			fails: true},
+		{name: "not logged in", caps: adapters.Capabilities{Resume: true}, script: [][]adapters.Event{answer, loggedOut, answer}, fails: true},
+		{name: "nothing resumed", script: [][]adapters.Event{answer, lost, answer}, fails: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &fakeAgent{name: "fake", caps: tt.caps, script: tt.script}
+			reg := adapters.NewRegistry()
+			reg.Register(a)
+			ws, _ := workspace(t)
+			id, d := restarted(t, a, Options{Registry: reg, Cwd: ws, Log: zerolog.Nop(), Records: t.TempDir()})
+			var told []string
+			c, err := d.Delegate(context.Background(), Request{Session: id, Prompt: "now fix it"}, func(m string) { told = append(told, m) })
+			if failed := err != nil || c.Error != ""; failed != tt.fails {
+				t.Fatalf("continue: %+v, %v; want failed %v", c, err, tt.fails)
+			}
+			if said := c.Briefed != "" && slices.ContainsFunc(told, func(m string) bool { return strings.Contains(m, c.Briefed) }); said != tt.retry {
+				t.Errorf("result briefed %q, progress %q: want it told (to the result and the progress) only when a briefed start took the turn", c.Briefed, told)
+			}
+			a.mu.Lock()
+			starts, got, opts, instructions := a.starts, slices.Clone(a.got), slices.Clone(a.opts), slices.Clone(a.instructions)
+			a.mu.Unlock()
+			want := 2
+			if tt.retry {
+				want = 3
+			}
+			if starts != want || len(got) != want {
+				t.Fatalf("%d starts, prompts %q: want %d of each", starts, got, want)
+			}
+			if !tt.retry {
+				return
+			}
+			if so, brief := opts[2], instructions[2]+got[2]; so.ResumeID != "" || !strings.Contains(brief, "read the parser") || !strings.HasSuffix(got[2], "now fix it") {
+				t.Fatalf("the retry started resuming %q, briefing and prompt %q: want a fresh start briefed on the first turn", so.ResumeID, brief)
+			}
+			if tt.fails {
+				return
+			}
+			if c, err := d.Delegate(context.Background(), Request{Session: id, Prompt: "and test it"}, nil); err != nil || c.Error != "" || c.Briefed != "" {
+				t.Fatalf("the follow-up: %+v, %v", c, err)
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if a.starts != 3 || a.got[3] != "and test it" {
+				t.Errorf("%d starts, prompts %q: want the follow-up on the briefed start, not briefed again", a.starts, a.got)
 			}
 		})
 	}
