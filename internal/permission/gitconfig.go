@@ -90,14 +90,15 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		dirs, r.out.unclear = append(dirs, ps...), r.out.unclear || !known
 	}
 	var out []gitKV
-	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
-		v, ok := x.env(env) // a config the line names is not the user's own
+	for _, f := range []struct{ env, file string }{ // in git's order: a later one wins
+		{"GIT_CONFIG_SYSTEM", ""}, {"XDG_CONFIG_HOME", "git/config"}, {"HOME", ".gitconfig"}, {"GIT_CONFIG_GLOBAL", ""}} {
+		v, ok := x.env(f.env) // a config the line names is not the user's own
 		if !ok || v.text == own {
 			continue
 		}
 		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
 		for _, p := range ps {
-			out = append(out, r.gitFiles(path.Join(p, file))...)
+			out = append(out, r.gitFiles(path.Join(p, f.file))...)
 		}
 		r.out.unclear = r.out.unclear || !known
 	}
