@@ -90,3 +90,34 @@ func TestShellDir_LaterCommandReadWhereTheShellIs(t *testing.T) {
 		})
 	}
 }
+
+// The real qodercli 1.1.52 (acp-cd): mkdir -p .git/hooks, cd .git, then
+// echo x > hooks/pre-commit, which wrote .git/hooks/pre-commit. hub reads the
+// last command in .git.
+func TestShellDir_RecordedCdIntoGit(t *testing.T) {
+	data, err := os.ReadFile("testdata/acp-cd/stream.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cwd = "/home/dev/project"
+	d := acptest.Lines{D: &acpclient.ACPDecoder{Quirks: Quirks, Follow: Quirks.FollowShell(cwd, nil)}}
+	dirs := map[string][]string{}
+	for _, ev := range decodeLines(d, data) {
+		if ev.Type == adapters.EventPermission {
+			dirs[ev.Permission.Tool.Title] = permission.RequestOf(ev.Permission.Tool, cwd).Dirs
+		}
+	}
+	tests := []struct {
+		command string
+		want    []string
+	}{
+		{"mkdir -p .git/hooks", nil}, // nil: the session directory
+		{"cd .git", nil},
+		{"echo x > hooks/pre-commit", []string{cwd, cwd + "/.git"}},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(dirs[tt.command], " "); got != strings.Join(tt.want, " ") {
+			t.Errorf("%s read in %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
