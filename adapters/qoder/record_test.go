@@ -96,7 +96,7 @@ func recCases() []recCase {
 		)
 	}
 	cases = append(cases, recCase{name: "acp-cd", acp: true, allow: true, calls: []string{recBash("Making hooks. ", "mkdir -p .git/hooks"),
-		recBash("Entering. ", "cd .git"), recBash("Writing. ", "echo x > hooks/pre-commit"), recText("Done.")}})
+		recBash("Entering. ", "cd .git"), recBash("Writing. ", "echo x > hooks/pre-commit && pwd"), recText("Done.")}})
 	return cases
 }
 

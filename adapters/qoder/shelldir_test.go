@@ -92,7 +92,7 @@ func TestShellDir_LaterCommandReadWhereTheShellIs(t *testing.T) {
 }
 
 // The real qodercli 1.1.52 (acp-cd): mkdir -p .git/hooks, cd .git, then
-// echo x > hooks/pre-commit, which wrote .git/hooks/pre-commit. hub reads the
+// echo x > hooks/pre-commit && pwd, which printed the .git directory. hub reads the
 // last command in .git.
 func TestShellDir_RecordedCdIntoGit(t *testing.T) {
 	data, err := os.ReadFile("testdata/acp-cd/stream.jsonl")
@@ -113,7 +113,7 @@ func TestShellDir_RecordedCdIntoGit(t *testing.T) {
 	}{
 		{"mkdir -p .git/hooks", nil}, // nil: the session directory
 		{"cd .git", nil},
-		{"echo x > hooks/pre-commit", []string{cwd, cwd + "/.git"}},
+		{"echo x > hooks/pre-commit && pwd", []string{cwd, cwd + "/.git"}},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(dirs[tt.command], " "); got != strings.Join(tt.want, " ") {
