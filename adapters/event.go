@@ -136,6 +136,9 @@ type ToolCall struct {
 	// Shell runs the call's command line, when the tool knows it (the native loop's
 	// bash tool); unknown, hub reads a line as each shell it may run in would.
 	Shell Shell `json:"-"`
+	// Dirs is where the command may run when its input does not say and the agent's shell
+	// keeps its directory between calls (set by the adapter that follows it).
+	Dirs []string `json:"-"`
 }
 
 type Shell string

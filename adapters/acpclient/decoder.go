@@ -25,6 +25,7 @@ type ACPDecoder struct {
 	// far), costBase what it was when the turn began (EndTurn).
 	cost, costBase float64
 	held           atomic.Pointer[adapters.Event] // the turn may end on another goroutine
+	Follow         ShellFollower                  // set by the session from Quirks.FollowShell
 }
 
 // Quirks are one agent's departures from ACP, declared in its own package.
@@ -39,6 +40,17 @@ type Quirks struct {
 	// PermissionInput reads the raw input of a permission request that
 	// carries none from what the request shows (nil: none there either).
 	PermissionInput func(tool adapters.ToolCall) json.RawMessage
+	// FollowShell, for an agent whose shell keeps its directory between
+	// calls, follows one session's shell (started in cwd).
+	FollowShell func(cwd string, addDirs []string) ShellFollower
+}
+
+// ShellFollower sees every tool call (as its tool_call, updates and permission
+// request described it so far) and says where a permission request's command
+// runs: the directories it may run in, or why hub cannot tell (asked every time).
+type ShellFollower interface {
+	Saw(tool adapters.ToolCall)
+	Where(tool adapters.ToolCall) (dirs []string, lost string)
 }
 
 // acpUpdate is the union of every SessionUpdate variant hub reads.
@@ -197,6 +209,9 @@ func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event 
 		prev, known = adapters.ToolCall{}, false
 	}
 	d.track(mergeTool(prev, tool))
+	if d.Follow != nil {
+		d.Follow.Saw(mergeTool(prev, tool))
+	}
 	if !known {
 		acpFillDefaults(&tool)
 		return []adapters.Event{{Type: adapters.EventToolCall, Tool: &tool}}
@@ -322,7 +337,14 @@ func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.Permiss
 	for _, o := range p.Options {
 		opts = append(opts, adapters.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: adapters.PermissionOptionKind(o.Kind)})
 	}
-	return adapters.NewPermissionRequest(tool, opts), nil
+	var lost string
+	if d.Follow != nil {
+		d.Follow.Saw(tool)
+		tool.Dirs, lost = d.Follow.Where(tool)
+	}
+	pr := adapters.NewPermissionRequest(tool, opts)
+	pr.MustAsk = lost
+	return pr, nil
 }
 
 func acpCommands(in []schema.AvailableCommand) []adapters.Command {

@@ -66,6 +66,9 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		return nil, adapters.StartError(err)
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), commandsKept: make(chan struct{})}
+	if f := a.cfg.Quirks.FollowShell; f != nil {
+		s.dec.Follow = f(opts.Cwd, opts.AddDirs)
+	}
 	if notice != "" {
 		s.pending = []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: notice, Code: adapters.CodeWarning}}}
 	}

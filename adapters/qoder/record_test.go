@@ -95,6 +95,8 @@ func recCases() []recCase {
 			recCase{name: prefix + "error", acp: acp},
 		)
 	}
+	cases = append(cases, recCase{name: "acp-cd", acp: true, allow: true, calls: []string{recBash("Making hooks. ", "mkdir -p .git/hooks"),
+		recBash("Entering. ", "cd .git"), recBash("Writing. ", "echo x > hooks/pre-commit && pwd"), recText("Done.")}})
 	return cases
 }
 

@@ -37,6 +37,26 @@ func Unclear(req Request) bool {
 	return req.Command != "" && req.reading().unclear
 }
 
+// DirsAfter is where a shell that keeps its directory between commands may be after line
+// ran in dirs (the line stops anywhere: dirs too); nil when hub cannot tell, as after cd "$D",
+// or after a script it sources.
+func DirsAfter(line string, dirs []string) []string {
+	rd := readLine(line, dirs)
+	for _, c := range rd.calls {
+		if p := c.prog(); p == "source" || p == "." || rd.unclear && (p == "" || p == "cd" || p == "pushd" || p == "popd" || p == "eval") {
+			return nil // a sourced script may cd; an unclear line may cd where hub cannot follow
+		}
+	}
+	if rd.ends == nil {
+		return nil
+	}
+	var from []string
+	for _, d := range dirs {
+		from = append(from, path.Clean(toSlash(d)))
+	}
+	return unionDirs(from, rd.ends)
+}
+
 // IsEnvFile reports a dotenv file (.env, .env.local, …; in any case, as macOS and Windows
 // ignore it) other than a committed template (.env.example, …).
 func IsEnvFile(p string) bool {

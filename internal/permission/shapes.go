@@ -20,6 +20,9 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	switch {
 	case req.Command != "":
 		req.Kind, req.Dirs = adapters.KindExecute, dirsOf(tc, cwd)
+		if req.Dirs == nil {
+			req.Dirs = tc.Dirs
+		}
 		req.Argv = argvOnly(tc)
 		if !req.Argv {
 			req.Shell = tc.Shell

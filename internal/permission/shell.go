@@ -86,6 +86,7 @@ const (
 type reading struct {
 	calls   []*call
 	unclear bool     // a program hub cannot know, or a line it cannot parse
+	ends    []string // the directories the line may leave the shell in; nil when unknown
 	deny    string   // a verdict found while walking (fork bomb, downloaded code)
 	must    string   // why it is asked every time, whatever allows it
 	alone   bool     // a verdict read a file another command of the line may change
@@ -158,6 +159,7 @@ func readAs(src string, dirs []string, read func(*reader, *scope)) *reading {
 		sc.vars["PWD"] = arg{text: sc.cwds[0]}
 	}
 	read(r, sc)
+	r.out.ends = sc.cwds
 	for name, body := range r.funcs { // defined, never called here: still runnable
 		if !r.called[name] {
 			fs := sc.clone()
