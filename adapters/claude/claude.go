@@ -108,7 +108,7 @@ func (a *Adapter) args(opts adapters.SessionOptions) []string {
 		args = append(args, "--mcp-config", mcpConfig(opts.MCPServers))
 	}
 	args = adapters.AppendFlags(args, "--system-prompt", opts.SystemPrompt, "--append-system-prompt", opts.Instructions,
-		"--disallowed-tools", strings.Join(disallowedTools(opts.Tools), ","), "--json-schema", string(opts.OutputSchema))
+		"--disallowed-tools", strings.Join(append(disallowedTools(opts.Tools), movingTools...), ","), "--json-schema", string(opts.OutputSchema))
 	if opts.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(opts.MaxTurns))
 	}

@@ -35,6 +35,9 @@ type ClaudeDecoder struct {
 	cost     float64 // the last result's total_cost_usd
 	start    float64 // the running total its cost counted from
 	Version  string  // the CLI version from the last system/init
+	// isolated: a subagent was started in a directory of its own (isolation, cwd), whose
+	// requests name no directory.
+	isolated bool
 	// Control receives the control records that are not events: responses to the client's
 	// own requests and requests other than can_use_tool. NewClaudeDecoder's drops them.
 	Control func(ClaudeControl)

@@ -164,6 +164,7 @@ func (d *ClaudeDecoder) toolUse(id, name string, input []byte) []adapters.Event 
 	}
 	rec := &claudeToolRecord{name: name}
 	d.tools[id] = rec
+	d.isolated = d.isolated || movesSubagent(name, input)
 	if name == "TodoWrite" {
 		if plan, ok := claudePlan(input); ok {
 			rec.plan = true

@@ -109,6 +109,7 @@ type ClaudeControlSubject struct {
 	ToolName  string          `json:"tool_name"`
 	ToolUseID string          `json:"tool_use_id"`
 	Input     json.RawMessage `json:"input"`
+	AgentID   string          `json:"agent_id"` // a subagent's request
 }
 
 // ParseClaudeControlRequest reads a control_request line (as in a permission event's Raw).
@@ -133,9 +134,13 @@ func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Ev
 	}
 	tc := ClaudeToolCall(id, req.ToolName, input)
 	tc.Status = adapters.StatusPending
+	p := adapters.NewPermissionRequest(tc, nil)
+	if d.isolated && req.AgentID != "" && placeBound(tc) {
+		p.MustAsk = "a subagent of claude may run this in a worktree or folder of its own: hub cannot tell which, so it is asked every time"
+	}
 	return []adapters.Event{{
 		Type:       adapters.EventPermission,
-		Permission: adapters.NewPermissionRequest(tc, nil),
+		Permission: p,
 		Raw:        append(json.RawMessage(nil), line...),
 		Source:     ClaudeSourceCanUseTool,
 	}}

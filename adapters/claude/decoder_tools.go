@@ -3,6 +3,8 @@ package claude
 import (
 	"cmp"
 	"encoding/json"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,4 +101,28 @@ func claudeLocation(path string, line int) []adapters.Location {
 		return nil
 	}
 	return []adapters.Location{{Path: path, Line: line}}
+}
+
+// movesSubagent: an Agent (Task) call whose subagent runs in a worktree or folder of
+// its own; "remote" runs nothing here.
+func movesSubagent(name string, input []byte) bool {
+	var in struct{ Isolation, Cwd string }
+	if (name != "Agent" && name != "Task") || adapters.Unmarshal(input, &in) != nil {
+		return false
+	}
+	return (in.Isolation != "" && in.Isolation != "remote") || in.Cwd != ""
+}
+
+// placeBound: what tc does depends on the directory it runs in (a command, a search, a
+// relative or missing file); an MCP tool or web fetch does not.
+func placeBound(tc adapters.ToolCall) bool {
+	switch tc.Kind {
+	case adapters.KindFetch:
+		return false
+	case adapters.KindRead, adapters.KindEdit:
+		return len(tc.Locations) == 0 || slices.ContainsFunc(tc.Locations, func(l adapters.Location) bool { return !filepath.IsAbs(l.Path) })
+	case adapters.KindOther, adapters.KindThink:
+		return !strings.HasPrefix(tc.Name, "mcp__")
+	}
+	return true
 }

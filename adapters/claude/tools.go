@@ -16,6 +16,11 @@ var toolsByKind = map[adapters.ToolKind][]string{
 	adapters.KindFetch:   {"WebFetch", "WebSearch"},
 }
 
+// movingTools move where claude's later calls run (into a git worktree); their
+// permission requests never say where, so hub would read them in the session's
+// directory. claude's own blockWritesOutsideWorkingDirectories takes them away too.
+var movingTools = []string{"EnterWorktree", "ExitWorktree"}
+
 // disallowedTools are claude's tools a session's filter takes away. --allowed-tools is
 // never used: it would let those tools run without the permission request hub's gate
 // answers.

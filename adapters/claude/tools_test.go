@@ -21,11 +21,11 @@ func TestArgs_ToolFilterBecomesDisallowedTools(t *testing.T) {
 		filter *adapters.ToolFilter
 		want   string // "" : no flag
 	}{
-		{"no filter", nil, ""},
+		{"no filter", nil, "EnterWorktree,ExitWorktree"},
 		{"read and search", &adapters.ToolFilter{Allow: []string{"read", "search"}},
-			"Edit,MultiEdit,Write,NotebookEdit,Bash,BashOutput,KillShell,WebFetch,WebSearch"},
+			"Edit,MultiEdit,Write,NotebookEdit,Bash,BashOutput,KillShell,WebFetch,WebSearch,EnterWorktree,ExitWorktree"},
 		{"read-only mode", &adapters.ToolFilter{Deny: []string{"edit", "delete", "move", "execute", "mcp__gh__merge"}},
-			"Edit,MultiEdit,Write,NotebookEdit,Bash,BashOutput,KillShell,mcp__gh__merge"},
+			"Edit,MultiEdit,Write,NotebookEdit,Bash,BashOutput,KillShell,mcp__gh__merge,EnterWorktree,ExitWorktree"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
