@@ -42,10 +42,7 @@ func Unclear(req Request) bool {
 // or after a script it sources, a trap (DEBUG runs before the next command) or an alias
 // (read apart from the line) that may cd.
 func DirsAfter(line string, dirs []string) []string {
-	rd := readAs(line, dirs, func(r *reader, sc *scope) {
-		sc.cond = true // any cd may fail, and the shell stays where the one before it left it
-		r.script(line, sc, input{})
-	})
+	rd := readLine(line, dirs)
 	for _, c := range rd.calls {
 		if p := c.prog(); p == "source" || p == "." || p == "trap" || p == "alias" || rd.unclear && (p == "" || p == "cd" || p == "pushd" || p == "popd" || p == "eval") {
 			return nil // a sourced script, trap or alias may cd; an unclear line may cd where hub cannot follow
