@@ -68,17 +68,22 @@ func (s *shellDir) Saw(tool adapters.ToolCall) {
 	}
 }
 
-// after is dirs as qodercli leaves them: it goes back home from a directory
-// outside its workspace, or one that is gone by the next call.
+// after is dirs as qodercli leaves them: it keeps pwd -P (a link's target), and
+// goes back home from a directory outside its workspace, or one that is gone by
+// the next call.
 func (s *shellDir) after(dirs []string) []string {
 	home := filepath.ToSlash(filepath.Clean(s.home))
 	var out []string
 	for _, d := range dirs {
-		switch in, known := s.inWorkspace(filepath.FromSlash(d)); {
+		switch real, in, known := s.inWorkspace(filepath.FromSlash(d)); {
 		case !in && known:
 			d = home
 		case !known && !slices.Contains(out, home):
 			out = append(out, home)
+		case known && real != s.realHome():
+			d = filepath.ToSlash(real)
+		case known:
+			d = home
 		}
 		if !slices.Contains(out, d) {
 			out = append(out, d)
@@ -87,12 +92,12 @@ func (s *shellDir) after(dirs []string) []string {
 	return out
 }
 
-// inWorkspace reports a directory in a root through its links; known is false
-// for one that does not exist (yet).
-func (s *shellDir) inWorkspace(d string) (in, known bool) {
+// inWorkspace reports a directory (real: through its links) in a root; known is
+// false for one that does not exist (yet).
+func (s *shellDir) inWorkspace(d string) (real string, in, known bool) {
 	real, err := filepath.EvalSymlinks(d)
 	if err != nil {
-		return false, false
+		return "", false, false
 	}
 	var roots []string
 	for _, r := range s.roots {
@@ -100,7 +105,14 @@ func (s *shellDir) inWorkspace(d string) (in, known bool) {
 			roots = append(roots, rr)
 		}
 	}
-	return within(real, roots), true
+	return real, within(real, roots), true
+}
+
+func (s *shellDir) realHome() string {
+	if r, err := filepath.EvalSymlinks(s.home); err == nil {
+		return r
+	}
+	return s.home
 }
 
 func within(d string, roots []string) bool {

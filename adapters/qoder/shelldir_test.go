@@ -45,6 +45,13 @@ func TestShellDir_LaterCommandReadWhereTheShellIs(t *testing.T) {
 		{"cd hub cannot follow", []map[string]any{{"command": `cd "$(cat d)"`}}, "lost"},
 		{"cd - (the old directory)", []map[string]any{{"command": "cd sub"}, {"command": "cd -"}}, "lost"},
 		{"source may cd", []map[string]any{{"command": ". ./env.sh"}}, "lost"},
+		{"a later cd that fails", []map[string]any{{"command": "cd .git; cd ../zzz"}}, "hook"},
+		{"cd || cd", []map[string]any{{"command": "cd .git || cd ../sub"}}, "hook"},
+		{"cd && cd that fails", []map[string]any{{"command": "cd .git && cd ../zzz"}}, "hook"},
+		{"a loop whose later cd fails", []map[string]any{{"command": "for d in .git ../zzz; do cd $d; done"}}, "hook"},
+		{"cd in a DEBUG trap (runs before pwd -P)", []map[string]any{{"command": "trap 'cd .git' DEBUG"}}, "lost"},
+		{"cd in an ERR trap", []map[string]any{{"command": "trap 'cd .git' ERR; false; true"}}, "lost"},
+		{"cd in an alias", []map[string]any{{"command": "shopt -s expand_aliases\nalias g='cd .git'\ng"}}, "lost"},
 		{"no cd", []map[string]any{{"command": "ls -la"}, {"command": "git status"}}, "ask"},
 		{"cd in a subshell", []map[string]any{{"command": "(cd .git && ls)"}}, "ask"},
 		{"cd with dir_path", []map[string]any{{"command": "cd .git", "dir_path": "sub"}}, "ask"},
@@ -119,5 +126,48 @@ func TestShellDir_RecordedCdIntoGit(t *testing.T) {
 		if got := strings.Join(dirs[tt.command], " "); got != strings.Join(tt.want, " ") {
 			t.Errorf("%s read in %q, want %q", tt.command, got, tt.want)
 		}
+	}
+}
+
+// qodercli keeps the directory pwd -P prints: after a cd through a link the next
+// call runs in the link's target, where hub reads it.
+func TestShellDir_LinkFollowedAsPwdP(t *testing.T) {
+	tests := []struct {
+		name, cd string
+		want     []string // relative to the session directory
+	}{
+		{"cd into a link", "cd lnk", []string{".", "sub/deep"}},
+		{"cd below a link", "cd lnk/x", []string{".", "sub/deep/x"}},
+		{"cd into a link to home", "cd home", []string{"."}},
+		{"plain cd", "cd sub", []string{".", "sub"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cwd := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(cwd, "sub/deep/x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for link, target := range map[string]string{"lnk": "sub/deep", "home": "."} {
+				if err := os.Symlink(filepath.Join(cwd, target), filepath.Join(cwd, link)); err != nil {
+					t.Skip("no symlinks here:", err)
+				}
+			}
+			real, err := filepath.EvalSymlinks(cwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := Quirks.FollowShell(cwd, nil)
+			f.Saw(adapters.ToolCall{ID: "1", Name: "Bash", RawInput: json.RawMessage(fmt.Sprintf(`{"command":%q}`, tt.cd))})
+			next := adapters.ToolCall{ID: "2", Name: "Bash", RawInput: json.RawMessage(`{"command":"ls"}`)}
+			f.Saw(next)
+			got, _ := f.Where(next)
+			var want []string // the session directory first, as given; nil alone
+			for _, w := range tt.want[1:] {
+				want = append(want, filepath.ToSlash(filepath.Clean(cwd)), filepath.ToSlash(filepath.Join(real, w)))
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("after %s: dirs %q, want %q", tt.cd, got, want)
+			}
+		})
 	}
 }

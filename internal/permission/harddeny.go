@@ -39,12 +39,13 @@ func Unclear(req Request) bool {
 
 // DirsAfter is where a shell that keeps its directory between commands may be after line
 // ran in dirs (the line stops anywhere: dirs too); nil when hub cannot tell, as after cd "$D",
-// or after a script it sources.
+// or after a script it sources, a trap (DEBUG runs before the next command) or an alias
+// (read apart from the line) that may cd.
 func DirsAfter(line string, dirs []string) []string {
 	rd := readLine(line, dirs)
 	for _, c := range rd.calls {
-		if p := c.prog(); p == "source" || p == "." || rd.unclear && (p == "" || p == "cd" || p == "pushd" || p == "popd" || p == "eval") {
-			return nil // a sourced script may cd; an unclear line may cd where hub cannot follow
+		if p := c.prog(); p == "source" || p == "." || p == "trap" || p == "alias" || rd.unclear && (p == "" || p == "cd" || p == "pushd" || p == "popd" || p == "eval") {
+			return nil // a sourced script, trap or alias may cd; an unclear line may cd where hub cannot follow
 		}
 	}
 	if rd.ends == nil {

@@ -43,6 +43,7 @@ type Request struct {
 	Paths   []string          // every file the call names (absolute), Path the first; Path alone is fine
 	Must    string            // why a persona's ask rule has the call asked every time
 	Dirs    []string          // where Command runs when the tool call names it (absolute); else Cwd
+	Kept    bool              // Dirs are where the agent's shell kept an earlier cd: the user was not shown them
 	Argv    bool              // Command quotes an argv run without a shell: it is read as sh only
 	// Shell is the shell Command runs in when known. Unknown (a raw line), the deny list
 	// reads it as each shell may (windowsDeny), the rest as sh.
@@ -59,6 +60,15 @@ func (req Request) dirs() []string {
 	}
 	wd, _ := os.Getwd()
 	return []string{cmp.Or(req.Cwd, wd)}
+}
+
+// dirsKey keeps an "always" to the directories the command was read in when the user was not
+// shown them (a shell that kept a cd): ./build.sh there is another script.
+func (req Request) dirsKey() string {
+	if !req.Kept || len(req.Dirs) == 0 || len(req.Dirs) == 1 && filepath.Clean(req.Dirs[0]) == filepath.Clean(req.Cwd) {
+		return ""
+	}
+	return "\x00dirs=" + strings.Join(slices.Sorted(slices.Values(req.Dirs)), " ")
 }
 
 func (req Request) files() []string {
@@ -405,7 +415,7 @@ func RejectKey(req Request) string {
 // its git commands use, else the files a file tool touches (never the whole tool), else the tool.
 func AlwaysKey(req Request) string {
 	if req.Command != "" {
-		return req.scope() + req.reading().repoKey()
+		return req.scope() + req.reading().repoKey() + req.dirsKey()
 	}
 	files := req.files()
 	if len(files) == 0 {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -306,5 +307,36 @@ func TestRule_PathGlobs(t *testing.T) {
 	}
 	if _, err := New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "edit", Path: "src/[a", Decision: "deny"}}}); !errors.Is(err, ErrInvalidRule) {
 		t.Fatalf("a bad glob: %v, want ErrInvalidRule", err)
+	}
+}
+
+// An agent's shell that kept an earlier cd (qodercli) runs a later command in
+// directories the user was not shown: an "always" for ./build.sh in the session
+// directory does not cover ./build.sh there (another script), nor the reverse.
+func TestService_AlwaysNotInKeptDirectories(t *testing.T) {
+	cwd := t.TempDir()
+	other := filepath.Join(cwd, "vendor", "x")
+	bash := func(cmd string, dirs ...string) adapters.ToolCall {
+		raw, _ := json.Marshal(map[string]string{"command": cmd})
+		return adapters.ToolCall{Name: "Bash", Kind: adapters.KindExecute, RawInput: raw, Dirs: dirs}
+	}
+	tests := []struct {
+		name         string
+		shown, later adapters.ToolCall
+		covered      bool
+	}{
+		{"same directory", bash("./build.sh"), bash("./build.sh"), true},
+		{"kept cd elsewhere", bash("./build.sh"), bash("./build.sh", cwd, other), false},
+		{"shown elsewhere, run here", bash("make", cwd, other), bash("make"), false},
+		{"same kept directories", bash("make", cwd, other), bash("make", other, cwd), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustNew(t)
+			s.Remember(RequestOf(tt.shown, cwd), adapters.AllowAlways)
+			if got := s.Check(RequestOf(tt.later, cwd)).Decision == Allow; got != tt.covered {
+				t.Errorf("covered %v, want %v", got, tt.covered)
+			}
+		})
 	}
 }

@@ -21,7 +21,7 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	case req.Command != "":
 		req.Kind, req.Dirs = adapters.KindExecute, dirsOf(tc, cwd)
 		if req.Dirs == nil {
-			req.Dirs = tc.Dirs
+			req.Dirs, req.Kept = tc.Dirs, len(tc.Dirs) > 0
 		}
 		req.Argv = argvOnly(tc)
 		if !req.Argv {

@@ -145,7 +145,10 @@ func newReader() (*reader, *scope) {
 
 // readLine reads a command line run in one of dirs (none: unknown).
 func readLine(src string, dirs []string) *reading {
-	return readAs(src, dirs, func(r *reader, sc *scope) { r.script(src, sc, input{}) })
+	return readAs(src, dirs, func(r *reader, sc *scope) {
+		sc.cond = true // a cd may fail: the shell stays where it was
+		r.script(src, sc, input{})
+	})
 }
 
 func readAs(src string, dirs []string, read func(*reader, *scope)) *reading {
@@ -315,21 +318,31 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 	return r.run(nil, &runCtx{sc: sc, redirs: redirs, layers: sc.layer, opaque: sc.opq}) // the redirections of a compound command
 }
 
-// andOr walks a && / || chain. Inside it a cd holds for what follows it;
-// after it, the directory is either (the chain may stop before the cd).
+// andOr walks a && / || chain. A cd holds for what its && runs; what || runs
+// may be where the shell was before it; after the chain, any of them (it may
+// stop anywhere).
 func (r *reader) andOr(c *syntax.BinaryCmd, sc *scope, stdin input) input {
-	before := sc.cwds
-	var walk func(b *syntax.BinaryCmd) input
-	walk = func(b *syntax.BinaryCmd) input {
-		if x, ok := b.X.Cmd.(*syntax.BinaryCmd); ok && (x.Op == syntax.AndStmt || x.Op == syntax.OrStmt) && len(b.X.Redirs) == 0 && !b.X.Negated {
-			walk(x)
-		} else {
-			r.stmt(b.X, sc, stdin)
+	all, was := sc.cwds, sc.cond
+	defer func() { sc.cond = was }()
+	var out input
+	var walk func(st *syntax.Stmt, cond bool, in input)
+	walk = func(st *syntax.Stmt, cond bool, in input) {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.AndStmt && b.Op != syntax.OrStmt || len(st.Redirs) > 0 || st.Negated {
+			sc.cond = cond
+			out = r.stmt(st, sc, in)
+			all = unionDirs(all, sc.cwds)
+			return
 		}
-		return r.stmt(b.Y, sc, input{})
+		walk(b.X, b.Op == syntax.OrStmt, in)
+		left := sc.cwds
+		walk(b.Y, cond, input{})
+		if b.Op == syntax.OrStmt {
+			sc.cwds = unionDirs(left, sc.cwds)
+		}
 	}
-	out := walk(c)
-	sc.cwds = unionDirs(before, sc.cwds)
+	walk(&syntax.Stmt{Cmd: c}, was, stdin)
+	sc.cwds = all
 	return out
 }
 

@@ -305,7 +305,11 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			if _, ok := x.env("CDPATH"); ok { // cd DIR goes to a CDPATH entry's DIR
 				argv = []arg{argv[0], unknown}
 			}
+			before := x.sc.cwds
 			r.cd(name, argv[1:], x.sc)
+			if x.sc.cond && before != nil && x.sc.cwds != nil { // the cd may fail or not run
+				x.sc.cwds, x.sc.vars["PWD"] = unionDirs(before, x.sc.cwds), unknown
+			}
 			return r.final(argv, x)
 		}
 		if i := slices.IndexFunc(argv, func(a arg) bool { return interpreters[strings.TrimRight(progName(a.text), "0123456789.")] }); i >= 0 {
@@ -1158,10 +1162,7 @@ func (r *reader) cd(name string, args []arg, sc *scope) {
 	default:
 		target = ops[0]
 	}
-	dirs, ok := resolve(target, sc.cwds) // nil when unknown
-	if ok && sc.cond && sc.cwds != nil {
-		dirs = unionDirs(sc.cwds, dirs) // the cd may not happen
-	}
+	dirs, _ := resolve(target, sc.cwds) // nil when unknown
 	sc.cwds, sc.vars["PWD"] = dirs, unknown
 	if len(dirs) == 1 {
 		sc.vars["PWD"] = arg{text: dirs[0]}
